@@ -1,0 +1,57 @@
+"""The `kleval` command line: one subcommand per module in `kleval.commands`, loaded lazily.
+
+Each module in `kleval.commands` defines `HELP` (one line), `add_arguments(parser)` and
+`run(args) -> int`. Command modules import only the standard library at top level so that
+`kleval --help` stays instant; heavy imports happen inside `run`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from kleval import __version__
+from kleval.errors import KlevalError
+
+
+def _command_modules() -> list[str]:
+    import kleval.commands as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kleval",
+        description="Evaluate checkpoints and train with explicit KL configurations.",
+    )
+    parser.add_argument("--version", action="version", version=f"kleval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _command_modules():
+        module = importlib.import_module(f"kleval.commands.{name}")
+        cmd = getattr(module, "NAME", name.replace("_", "-"))
+        p = sub.add_parser(cmd, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except KlevalError as exc:
+        print(f"kleval {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"kleval {args.command}: interrupted; finished work is kept, rerun to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the `kleval` CLI, one module each (see kleval.cli)."""
