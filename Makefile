@@ -1,0 +1,45 @@
+# kleval: `make demo` runs the embedded default study on CPU; `make test` runs the test suite.
+# Both create or refresh .venv first. torch is pinned to the CPU wheel available here; on a GPU
+# machine use e.g. `make TORCH_SPEC='torch' install` (and `pip install -e '.[vllm]'`).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_SPEC ?= torch==2.13.0
+STAMP := $(VENV)/.kleval-installed
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: install demo test test-fast browser clean help
+
+help:
+	@echo "make demo   - build, train, evaluate and report the embedded CPU study (reports/demo/)"
+	@echo "make test   - run the test suite (installs what it needs)"
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+# Headless Chromium for the report page test (Debian packages); skipped when not root/apt.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
+	   (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium chromium-driver >/dev/null 2>&1)) ; } || \
+	  echo "note: chromium not installed; the report screenshot test will be skipped"
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+
+demo: $(STAMP)
+	$(BIN)/kleval demo
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,112 @@
+"""`kleval eval`: run checkpoints on tasks into a resumable study directory."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "evaluate checkpoints on tasks: samples, verdicts, pass@k results (resumable)"
+
+# Built-in defaults; a study spec (--config) overrides them and explicit flags override both.
+DEFAULTS = {
+    "tasks": None, "n": 1, "k": [1], "temperature": 1.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0,
+    "limit": None, "backend": "hf", "out": None, "chunk_size": None, "data_dir": None, "tokenizer": None,
+    "tensor_parallel_size": None, "dtype": None, "device": None, "max_model_len": None,
+    "verify_timeout": 10.0, "checkpoints": None, "backend_options": {},
+}
+
+
+def _csv(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(t) for t in _csv(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    S = argparse.SUPPRESS  # unset flags stay absent so the study spec can supply them
+    p.add_argument("--config", help="study spec TOML (e.g. evals/paper.toml); flags override it")
+    p.add_argument("--checkpoints", nargs="+", default=S, metavar="PATH",
+                   help="model dirs, run dirs holding step dirs (TRL/verl/OpenRLHF/kleval), or globs")
+    p.add_argument("--tasks", type=_csv, default=S, help="comma-separated task names (see `kleval tasks`)")
+    p.add_argument("--n", type=int, default=S, help="samples per problem (default 1)")
+    p.add_argument("--k", type=_ints, default=S, help="comma-separated k for pass@k/maj@k, each <= n (default 1)")
+    p.add_argument("--temperature", type=float, default=S, help="sampling temperature; 0 = greedy (default 1.0)")
+    p.add_argument("--top-p", type=float, default=S, help="nucleus sampling (default 1.0)")
+    p.add_argument("--max-tokens", type=int, default=S, help="max new tokens per completion (default 2048)")
+    p.add_argument("--seed", type=int, default=S, help="base seed (default 0)")
+    p.add_argument("--limit", type=int, default=S, help="first N problems of each task")
+    p.add_argument("--backend", choices=["hf", "vllm", "openai"], default=S, help="generation engine (default hf)")
+    p.add_argument("--out", default=S, help="study directory to write (resumed if it exists)")
+    p.add_argument("--tokenizer", default=S, help="tokenizer for checkpoints that have none")
+    p.add_argument("--data-dir", default=S, help="local benchmark data (default ../shared/data or $KLEVAL_DATA_DIR)")
+    p.add_argument("--chunk-size", type=int, default=S,
+                   help="prompts per generate call; a kill loses at most one chunk (default 32 hf, 512 vllm)")
+    p.add_argument("--tensor-parallel-size", type=int, default=S, help="vLLM tensor parallel size")
+    p.add_argument("--max-model-len", type=int, default=S, help="vLLM max model length")
+    p.add_argument("--dtype", default=S, help="model dtype (e.g. bfloat16, float32)")
+    p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
+    p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def resolve_settings(args: argparse.Namespace) -> dict:
+    """Defaults < study spec < explicit flags."""
+    from kleval.errors import ConfigError
+
+    settings = dict(DEFAULTS)
+    if getattr(args, "config", None):
+        settings.update(load_study_spec(Path(args.config)))
+    settings.update({k: v for k, v in vars(args).items() if k in DEFAULTS})
+    for required in ("checkpoints", "tasks", "out"):
+        if not settings.get(required):
+            raise ConfigError(f"--{required} is required (on the command line or in the --config study spec)")
+    return settings
+
+
+def load_study_spec(path: Path) -> dict:
+    from kleval.errors import ConfigError
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"study spec {path} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"study spec {path}: invalid TOML ({exc})") from None
+    spec.pop("description", None)
+    unknown = sorted(set(spec) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(f"study spec {path}: unknown keys {unknown}; allowed: {sorted(DEFAULTS)}")
+    return spec
+
+
+def run(args: argparse.Namespace) -> int:
+    from kleval.checkpoints import discover
+    from kleval.run import EvalSpec, evaluate
+    from kleval.types import SamplingParams
+
+    s = resolve_settings(args)
+    options = dict(s["backend_options"])
+    for key in ("tensor_parallel_size", "dtype", "device", "max_model_len"):
+        if s[key] is not None:
+            options[key] = s[key]
+    spec = EvalSpec(
+        tasks=tuple(s["tasks"]),
+        sampling=SamplingParams(n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
+                                max_tokens=s["max_tokens"], seed=s["seed"]),
+        ks=tuple(s["k"]), limit=s["limit"], backend=s["backend"], backend_options=options,
+        chunk_size=s["chunk_size"] or (512 if s["backend"] == "vllm" else 32),
+        data_dir=s["data_dir"], verify_timeout_s=s["verify_timeout"],
+    )
+    checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
+    results = evaluate(checkpoints, spec, Path(s["out"]), progress=not args.no_progress)
+    print((results.parent / "table.md").read_text(encoding="utf-8"))
+    print(f"study written to {results.parent} (results.csv, table.md, samples/, scores/)")
+    return 0

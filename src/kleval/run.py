@@ -1,0 +1,227 @@
+"""Checkpoints x tasks -> samples -> verdicts -> results: the resumable evaluation runner.
+
+For each checkpoint and task, problems are cut into fixed chunks (by position, so a resumed
+run regenerates exactly the chunks a clean run would, with the same seeds). Each chunk is
+generated in one backend call, its samples appended to the log, and its verification handed
+to the verifier's process pool while the next chunk generates, so grading overlaps generation.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from kleval import study as layout
+from kleval.errors import ConfigError
+from kleval.types import Problem, SamplingParams
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """Everything that defines a study apart from its checkpoints."""
+
+    tasks: tuple[str, ...]
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    ks: tuple[int, ...] = (1,)
+    limit: int | None = None
+    backend: str = "hf"
+    backend_options: dict[str, Any] = field(default_factory=dict)
+    chunk_size: int = 32  # prompts per generate call; a kill loses at most one chunk
+    data_dir: str | None = None
+    verify_workers: int = 2
+    verify_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not self.tasks:
+            raise ConfigError("no tasks given; pass --tasks (see `kleval tasks`)")
+        too_big = [k for k in self.ks if k > self.sampling.n]
+        if too_big or any(k < 1 for k in self.ks):
+            raise ConfigError(f"pass@k needs 1 <= k <= n: got k={list(self.ks)} with n={self.sampling.n}; "
+                              f"raise --n to at least {max(self.ks)} or drop those k")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"--limit must be >= 1, got {self.limit}")
+        if self.chunk_size < 1:
+            raise ConfigError(f"chunk size must be >= 1, got {self.chunk_size}")
+
+
+def chunk_seed(base_seed: int, task: str, chunk_index: int) -> int:
+    """A stable per-chunk seed: the same chunk always samples with the same seed."""
+    digest = hashlib.sha256(f"{base_seed}:{task}:{chunk_index}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def build_header(spec: EvalSpec, tasks: dict[str, Any]) -> dict[str, Any]:
+    from kleval import verify
+
+    task_info = {}
+    for name, task in tasks.items():
+        task_info[name] = {
+            "spec_hash": task.spec_hash, "prompt_hash": task.prompt_hash,
+            "data_file": str(task.data_file) if task.data_file else None, "data_hash": task.data_hash,
+            "num_problems": len(task.problems(spec.limit)), "limit": spec.limit,
+            "split": task.split.value, "kind": task.kind.value, "policy": str(task.policy),
+        }
+    return {
+        "kleval_version": layout.package_versions().get("kleval"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "sampling": spec.sampling.to_dict(),
+        "ks": sorted(spec.ks),
+        "backend": spec.backend,
+        "backend_options": spec.backend_options,
+        "chunk_size": spec.chunk_size,
+        "tasks": task_info,
+        "verifier_version": verify.VERIFIER_VERSION,
+        "packages": layout.package_versions(),
+        "git_revision": layout.git_revision(),
+    }
+
+
+def evaluate(checkpoints: Sequence[Any], spec: EvalSpec, out: Path | str, *, progress: bool = True) -> Path:
+    """Run every checkpoint on every task into the study directory `out`; return its results.csv."""
+    from kleval.tasks import load_task
+
+    out = Path(out)
+    tasks = {name: load_task(name, data_dir=spec.data_dir) for name in spec.tasks}
+    header = build_header(spec, tasks)
+    with layout.study_lock(out):
+        old = layout.read_json(out / layout.HEADER_FILE) if (out / layout.HEADER_FILE).exists() else None
+        header = layout.merge_header(old, header)
+        layout.write_json(out / layout.HEADER_FILE, header)
+        _record_checkpoints(out, checkpoints)
+        from kleval.verify import VerifierPool
+
+        with VerifierPool(workers=spec.verify_workers, timeout_s=spec.verify_timeout_s) as pool:
+            for ckpt in checkpoints:
+                _evaluate_checkpoint(ckpt, tasks, spec, out, pool, progress)
+        from kleval.results import write_results
+
+        return write_results(out)
+
+
+def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> None:
+    from dataclasses import asdict
+
+    path = out / layout.CHECKPOINTS_FILE
+    known = {c["label"]: c for c in (layout.read_json(path) if path.exists() else [])}
+    for ckpt in checkpoints:
+        row = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(ckpt).items()}
+        known[ckpt.label] = row
+    layout.write_json(path, sorted(known.values(), key=lambda c: c["label"]))
+
+
+class _LazyBackend:
+    """Starts the backend only when some chunk actually needs generating (reruns start nothing)."""
+
+    def __init__(self, ckpt: Any, spec: EvalSpec):
+        self.ckpt, self.spec, self.backend = ckpt, spec, None
+
+    def get(self):
+        if self.backend is None:
+            from kleval.backends import make_backend
+
+            self.backend = make_backend(self.spec.backend, str(self.ckpt.path),
+                                        tokenizer_path=self.ckpt.tokenizer_path and str(self.ckpt.tokenizer_path),
+                                        **self.spec.backend_options)
+        return self.backend
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+
+def _evaluate_checkpoint(ckpt, tasks, spec: EvalSpec, out: Path, pool, progress: bool) -> None:
+    backend = _LazyBackend(ckpt, spec)
+    try:
+        for name, task in tasks.items():
+            _evaluate_task(ckpt.label, task, spec, out, backend, pool, progress)
+    finally:
+        backend.close()
+
+
+def _evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: _LazyBackend, pool, progress: bool) -> None:
+    from tqdm.auto import tqdm
+
+    problems = task.problems(spec.limit)
+    n = spec.sampling.n
+    s_path, v_path = layout.samples_path(out, label, task.name), layout.scores_path(out, label, task.name)
+    samples, scored = _load_consistent_logs(s_path, v_path, n)
+    by_id = {p.id: p for p in problems}
+
+    # Samples logged by a run killed before their verdicts were written: grade them first.
+    unscored = [r for rows in samples.values() for r in rows if (r["problem_id"], r["sample_index"]) not in scored]
+    if unscored:
+        layout.append_jsonl(v_path, _score_rows(unscored, pool.map([_item(r, by_id, task) for r in unscored])))
+
+    todo = [(i, problems[i:i + spec.chunk_size]) for i in range(0, len(problems), spec.chunk_size)]
+    todo = [(i, chunk) for i, chunk in todo if any(p.id not in samples for p in chunk)]
+    total = len(problems) * n
+    bar = tqdm(total=total, initial=total - sum(len(c) for _, c in todo) * n, unit="sample",
+               desc=f"{label} {task.name}", disable=not progress, leave=True, dynamic_ncols=True)
+    pending: list[tuple[list[dict], Any]] = []
+    correct = seen = 0
+
+    def drain(block: bool) -> None:
+        nonlocal correct, seen
+        while pending and (block or pending[0][1].done()):
+            rows, future = pending.pop(0)
+            verdicts = future.result()
+            layout.append_jsonl(v_path, _score_rows(rows, verdicts))
+            correct += sum(v.correct for v in verdicts)
+            seen += len(verdicts)
+            bar.set_postfix_str(f"acc {correct / seen:.3f}")
+
+    try:
+        for start, chunk in todo:
+            params = replace(spec.sampling, seed=chunk_seed(spec.sampling.seed, task.name, start // spec.chunk_size))
+            prompts = [task.prompt(p) for p in chunk]
+            completions = backend.get().generate(prompts, params, chat=task.chat)
+            rows = [_sample_row(p, prompt, j, c) for p, prompt, comps in zip(chunk, prompts, completions)
+                    if p.id not in samples for j, c in enumerate(comps)]
+            layout.append_jsonl(s_path, rows)
+            pending.append((rows, pool.submit([_item(r, by_id, task) for r in rows])))
+            bar.update(len(chunk) * n)
+            drain(block=False)
+        drain(block=True)
+    finally:
+        bar.close()
+
+
+def _load_consistent_logs(s_path: Path, v_path: Path, n: int) -> tuple[dict[str, list[dict]], set]:
+    """Read both logs after an interruption and make them consistent: keep only problems with
+    all n samples (their chunk is regenerated otherwise) and one verdict per kept sample."""
+    rows = layout.read_jsonl(s_path, repair=True)
+    grouped: dict[str, dict[int, dict]] = {}
+    for r in rows:
+        grouped.setdefault(r["problem_id"], {})[r["sample_index"]] = r
+    samples = {pid: [g[j] for j in range(n)] for pid, g in grouped.items() if all(j in g for j in range(n))}
+    kept = [r for rs in samples.values() for r in rs]
+    if len(kept) != len(rows):
+        layout.write_atomic(s_path, layout.jsonl_text(kept))
+    scores = layout.read_jsonl(v_path, repair=True)
+    unique = {(r["problem_id"], r["sample_index"]): r for r in scores if r["problem_id"] in samples}
+    if len(unique) != len(scores):
+        layout.write_atomic(v_path, layout.jsonl_text(unique.values()))
+    return samples, set(unique)
+
+
+def _sample_row(problem: Problem, prompt: str, index: int, completion) -> dict[str, Any]:
+    return {
+        "problem_id": problem.id, "sample_index": index, "prompt": prompt, "completion": completion.text,
+        "num_tokens": completion.num_tokens, "prompt_tokens": completion.prompt_tokens,
+        "finish_reason": completion.finish_reason, "gold": problem.gold, "kind": problem.kind.value,
+    }
+
+
+def _item(row: dict, by_id: dict[str, Problem], task):
+    from kleval.verify import VerifyItem
+
+    gold = by_id[row["problem_id"]].gold if row["problem_id"] in by_id else row["gold"]
+    return VerifyItem(gold=gold, completion=row["completion"], kind=task.kind, policy=task.policy)
+
+
+def _score_rows(rows: list[dict], verdicts) -> list[dict[str, Any]]:
+    return [{"problem_id": r["problem_id"], "sample_index": r["sample_index"], **v.to_dict()}
+            for r, v in zip(rows, verdicts)]

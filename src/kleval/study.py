@@ -1,0 +1,170 @@
+"""The study directory on disk: its header, crash-safe JSONL logs, and the results table.
+
+Layout (see docs/study-layout.md): study.json, checkpoints.json, samples/<label>/<task>.jsonl,
+scores/<label>/<task>.jsonl, results.csv, table.md. Appends are whole batches in one write
+followed by fsync, so a run killed at any moment leaves at most one torn last line, which
+`read_jsonl(..., repair=True)` cuts off on the next start.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from kleval.errors import ConfigError, DataError
+
+HEADER_FILE = "study.json"
+CHECKPOINTS_FILE = "checkpoints.json"
+RESULTS_FILE = "results.csv"
+TABLE_FILE = "table.md"
+LOCK_FILE = ".lock"
+_TRACKED_PACKAGES = ("kleval", "torch", "transformers", "tokenizers", "vllm", "sympy",
+                     "latex2sympy2_extended", "datasets", "numpy", "pandas")
+
+
+def samples_path(study: Path, label: str, task: str) -> Path:
+    return study / "samples" / label / f"{task}.jsonl"
+
+
+def scores_path(study: Path, label: str, task: str) -> Path:
+    return study / "scores" / label / f"{task}.jsonl"
+
+
+def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """Read a JSONL log. A torn tail (a kill mid-write leaves bytes after the last newline) is
+    cut off when `repair`; a bad complete line is corruption: DataError naming file and line."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    complete, _, tail = raw.rpartition(b"\n")
+    if tail.strip():
+        if not repair:
+            raise DataError(f"{path}: last line is incomplete (an interrupted write?)")
+        with open(path, "r+b") as fh:
+            fh.truncate(len(complete) + 1 if complete else 0)
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except ValueError as exc:
+            raise DataError(f"{path}:{number}: corrupt log line ({exc}); delete the file to regenerate it") from None
+    return rows
+
+
+def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+
+
+def append_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Append rows in one write and fsync, so a crash loses at most this batch."""
+    payload = jsonl_text(rows)
+    if not payload:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(payload)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a whole file via a temporary file and rename, so readers never see half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path} not found: is this a kleval study directory?") from None
+    except ValueError as exc:
+        raise DataError(f"{path}: not valid JSON ({exc})") from None
+
+
+@contextlib.contextmanager
+def study_lock(study: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the study so two runs cannot interleave their logs."""
+    import fcntl
+
+    study.mkdir(parents=True, exist_ok=True)
+    with open(study / LOCK_FILE, "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f"{study} is in use by another kleval run; wait for it or choose another --out") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in _TRACKED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def git_revision(path: Path | None = None) -> str | None:
+    """The git commit of the kleval source tree (with "-dirty" when it has local changes)."""
+    cwd = path or Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return rev + ("-dirty" if dirty else "")
+
+
+# The header fields that decide whether two runs' samples may be mixed in one study.
+def comparability_conflicts(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Reasons why a new run cannot be added to a study written with header `old`."""
+    problems = []
+    if old.get("sampling") != new.get("sampling"):
+        problems.append(f"sampling differs: study has {old.get('sampling')}, this run {new.get('sampling')}")
+    if old.get("verifier_version") != new.get("verifier_version"):
+        problems.append(f"verifier version differs: {old.get('verifier_version')} vs {new.get('verifier_version')} "
+                        "(use `kleval rescore` to re-grade the study)")
+    if old.get("backend") != new.get("backend"):
+        problems.append(f"backend differs: {old.get('backend')} vs {new.get('backend')}")
+    for name, info in new.get("tasks", {}).items():
+        before = old.get("tasks", {}).get(name)
+        if before is None:
+            continue
+        for key in ("spec_hash", "prompt_hash", "data_hash", "limit"):
+            if before.get(key) != info.get(key):
+                problems.append(f"task {name}: {key} differs ({before.get(key)} vs {info.get(key)})")
+    return problems
+
+
+def merge_header(old: Mapping[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """A header covering both runs; refuses (ConfigError) when they are not comparable."""
+    if old is None:
+        return new
+    conflicts = comparability_conflicts(old, new)
+    if conflicts:
+        raise ConfigError("the output directory holds a study with different settings: " + "; ".join(conflicts)
+                          + ". Use another --out, or the study's own settings")
+    merged = dict(old)
+    merged["tasks"] = {**old.get("tasks", {}), **new["tasks"]}
+    merged["ks"] = sorted(set(old.get("ks", [])) | set(new.get("ks", [])))
+    merged["runs"] = list(old.get("runs", [])) + list(new.get("runs", []))
+    return merged
