@@ -1,10 +1,10 @@
-"""Where benchmark rows come from: the data directory, local JSONL files, or the Hugging Face hub.
+"""Benchmark rows: where they come from and how one row becomes a Problem.
 
 This module knows nothing about prompts or scoring. It resolves the data directory, reads rows
 with their line numbers (so a bad row is reported as `file:line`), loads hub datasets lazily,
-follows dotted field paths (`question.stem`, `final_answer.0`) and turns raw gold values
-(AMC's float 27.0, AIME's "025", GSM8K's "2,125", OlympiadBench's "$\\frac{1}{2}$") into clean
-answer strings.
+follows dotted field paths (`question.stem`, `final_answer.0`), turns raw gold values (AMC's
+float 27.0, AIME's "025", GSM8K's "2,125", OlympiadBench's "$\\frac{1}{2}$") into clean answer
+strings, and applies a task spec's field map, gold rule and filters to each row.
 """
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from kleval.errors import DataError
+from kleval.types import AnswerKind, Problem
 
 DATA_DIR_ENV = "KLEVAL_DATA_DIR"
 _MISSING = object()
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def get_field(record: Mapping[str, Any], dotted: str, where: str, default: Any =
     for part in dotted.split("."):
         if isinstance(value, Mapping) and part in value:
             value = value[part]
-        elif isinstance(value, (list, tuple)) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
+        elif isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         elif default is not _MISSING:
             return default
@@ -169,7 +171,9 @@ def answer_text(value: Any, where: str) -> str:
     return text
 
 
-def choice_list(value: Any, where: str, text_key: str = "text", label_key: str = "label") -> tuple[list[str], list[str]]:
+def choice_list(
+    value: Any, where: str, text_key: str = "text", label_key: str = "label"
+) -> tuple[list[str], list[str]]:
     """Return (texts, labels) of the options, from any of the shapes datasets use.
 
     Accepted: a list of strings (MMLU), a list of {text, label} objects (ARC files), or a
@@ -194,3 +198,75 @@ def choice_list(value: Any, where: str, text_key: str = "text", label_key: str =
     if len(texts) > 26:
         raise DataError(f"{where}: {len(texts)} options is more than the letters A-Z")
     return [str(t).strip() for t in texts], [str(label).strip() for label in labels]
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Where each part of a problem lives in a raw row (dotted paths)."""
+
+    question: str
+    answer: str
+    id: str | None = None
+    reference: str | None = None
+    choices: str | None = None
+    metadata: tuple[str, ...] = ()
+    choice_text: str = "text"
+    choice_label: str = "label"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How rows become problems: the field map, the gold rule and the row filters."""
+
+    fields: Fields
+    gold: str
+    filters: tuple[tuple[str, Any], ...] = ()
+
+
+def derive_gold(rule: str, raw: Any, labels: list[str], where: str, field_path: str) -> str:
+    """Apply a spec's gold rule to the raw answer field of one row."""
+    if rule in ("last_boxed", "gsm8k_final"):
+        from kleval.verify import extract
+
+        found = getattr(extract, rule)(str(raw))
+        if found is None:
+            what = "\\boxed{}" if rule == "last_boxed" else "'#### <answer>' line"
+            raise DataError(f"{where}: no {what} in field '{field_path}'")
+        return answer_text(found, where)
+    if rule == "field":
+        return answer_text(raw, where)
+    n = len(labels)
+    if rule == "letter":
+        letter = str(raw).strip().upper()
+        index = LETTERS.find(letter) if len(letter) == 1 else -1
+    elif rule == "index_to_letter":
+        index = int(raw) if isinstance(raw, int) or str(raw).strip().isdigit() else -1
+    else:  # label_to_letter
+        index = labels.index(str(raw).strip()) if str(raw).strip() in labels else -1
+    if not 0 <= index < n:
+        raise DataError(f"{where}: answer {raw!r} does not name one of the {n} options")
+    return LETTERS[index]
+
+
+def row_problem(row: Row, reading: Reading, kind: AnswerKind) -> Problem | None:
+    """One raw row -> a Problem, or None when the spec's filters leave the row out."""
+    record, where, f = row.record, row.where, reading.fields
+    for path, wanted in reading.filters:
+        value = get_field(record, path, where)
+        if value not in (wanted if isinstance(wanted, list) else [wanted]):
+            return None
+    question = get_field(record, f.question, where)
+    if not isinstance(question, str) or not question.strip():
+        raise DataError(f"{where}: field '{f.question}' must be a non-empty string")
+    texts, labels = [], []
+    if f.choices:
+        texts, labels = choice_list(get_field(record, f.choices, where), where, f.choice_text, f.choice_label)
+    gold = derive_gold(reading.gold, get_field(record, f.answer, where), labels, where, f.answer)
+    reference = get_field(record, f.reference, where, None) if f.reference else None
+    metadata = {path: get_field(record, path, where, None) for path in f.metadata}
+    return Problem(
+        id=str(get_field(record, f.id, where)) if f.id else str(row.index),
+        question=question.strip(), gold=gold, kind=kind, choices=tuple(texts),
+        reference=reference if isinstance(reference, str) else None,
+        metadata={**metadata, "row": row.index},
+    )

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from kleval.data import (
-    Row, answer_text, choice_list, get_field, hash_file, hash_json, project_root,
-    read_hub, read_jsonl, resolve_data_dir,
+    LETTERS, Fields, Reading, hash_file, hash_json, project_root, read_hub, read_jsonl,
+    resolve_data_dir, row_problem,
 )
 from kleval.errors import ConfigError, DataError
 from kleval.types import AnswerKind, Problem, Split, Verdict
@@ -34,7 +34,6 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 TASKS_DIR_ENV = "KLEVAL_TASKS_DIR"
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 POLICIES = ("default", "gsm8k", "choice", "exact")
 GOLD_RULES = ("field", "last_boxed", "gsm8k_final", "letter", "index_to_letter", "label_to_letter")
 CHOICE_GOLD_RULES = ("letter", "index_to_letter", "label_to_letter")
@@ -48,29 +47,6 @@ _TOP_KEYS = {
 }
 _FIELD_KEYS = {"id", "question", "answer", "reference", "choices", "metadata", "choice_text", "choice_label"}
 _HUB_KEYS = {"fields", "gold", "filters"}
-
-
-@dataclass(frozen=True)
-class Fields:
-    """Where each part of a problem lives in a raw row (dotted paths)."""
-
-    question: str
-    answer: str
-    id: str | None = None
-    reference: str | None = None
-    choices: str | None = None
-    metadata: tuple[str, ...] = ()
-    choice_text: str = "text"
-    choice_label: str = "label"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How rows become problems: the field map, the gold rule and the row filters."""
-
-    fields: Fields
-    gold: str
-    filters: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,7 +79,7 @@ def tasks_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The directory of task specs: explicit > $KLEVAL_TASKS_DIR > the repository's tasks/."""
     path = Path(explicit or os.environ.get(TASKS_DIR_ENV) or project_root() / "tasks").expanduser()
     if not path.is_dir():
-        raise ConfigError(f"tasks directory {path} does not exist; set {TASKS_DIR_ENV} or pass tasks_dir")
+        raise ConfigError(f"tasks directory {path} does not exist; set {TASKS_DIR_ENV} or --tasks-dir")
     return path
 
 
@@ -171,7 +147,8 @@ def parse_spec(path: Path) -> TaskSpec:
         description=str(raw.get("description", "")),
     )
     if source == "synthetic":
-        if not isinstance(raw.get("generator"), str) or not isinstance(raw.get("count"), int) or raw["count"] < 1:
+        count = raw.get("count")
+        if not isinstance(raw.get("generator"), str) or not isinstance(count, int) or count < 1:
             raise ConfigError(f"{path}: a synthetic task needs generator = \"<name>\" and count >= 1")
         return TaskSpec(
             **common, generator=raw["generator"], count=raw["count"], seed=int(raw.get("seed", 0)),
@@ -190,53 +167,6 @@ def parse_spec(path: Path) -> TaskSpec:
     return TaskSpec(
         **common, file=raw.get("file"), hf_id=raw.get("hf_id"), hf_config=raw.get("hf_config") or None,
         hf_split=raw.get("hf_split", "test"), local=local, hub=hub,
-    )
-
-
-def _derive_gold(rule: str, raw: Any, labels: list[str], where: str, field_path: str) -> str:
-    """Apply a spec's gold rule to the raw answer field of one row."""
-    if rule in ("last_boxed", "gsm8k_final"):
-        from kleval.verify import extract
-
-        found = getattr(extract, rule)(str(raw))
-        if found is None:
-            what = "\\boxed{}" if rule == "last_boxed" else "'#### <answer>' line"
-            raise DataError(f"{where}: no {what} in field '{field_path}'")
-        return answer_text(found, where)
-    if rule == "field":
-        return answer_text(raw, where)
-    n = len(labels)
-    if rule == "letter":
-        letter = str(raw).strip().upper()
-        index = LETTERS.find(letter) if len(letter) == 1 else -1
-    elif rule == "index_to_letter":
-        index = int(raw) if isinstance(raw, int) or str(raw).strip().isdigit() else -1
-    else:  # label_to_letter
-        index = labels.index(str(raw).strip()) if str(raw).strip() in labels else -1
-    if not 0 <= index < n:
-        raise DataError(f"{where}: answer {raw!r} does not name one of the {n} options")
-    return LETTERS[index]
-
-
-def _row_problem(row: Row, reading: Reading, kind: AnswerKind) -> Problem | None:
-    """One raw row -> a Problem, or None when the spec's filters leave the row out."""
-    record, where, f = row.record, row.where, reading.fields
-    for path, wanted in reading.filters:
-        value = get_field(record, path, where)
-        if value not in (wanted if isinstance(wanted, list) else [wanted]):
-            return None
-    question = get_field(record, f.question, where)
-    if not isinstance(question, str) or not question.strip():
-        raise DataError(f"{where}: field '{f.question}' must be a non-empty string")
-    texts, labels = choice_list(get_field(record, f.choices, where), where, f.choice_text, f.choice_label) if f.choices else ([], [])
-    gold = _derive_gold(reading.gold, get_field(record, f.answer, where), labels, where, f.answer)
-    reference = get_field(record, f.reference, where, None) if f.reference else None
-    metadata = {path: get_field(record, path, where, None) for path in f.metadata}
-    return Problem(
-        id=str(get_field(record, f.id, where)) if f.id else str(row.index),
-        question=question.strip(), gold=gold, kind=kind, choices=tuple(texts),
-        reference=reference if isinstance(reference, str) else None,
-        metadata={**metadata, "row": row.index},
     )
 
 
@@ -261,7 +191,7 @@ class Task:
         self._loaded: tuple[tuple[Problem, ...], str] | None = None
 
     def __repr__(self) -> str:
-        return f"Task({self.name!r}, split={self.split.value}, kind={self.kind.value}, source={self.source})"
+        return f"Task({self.name!r}, {self.split.value}, {self.kind.value}, source={self.source})"
 
     @property
     def source(self) -> str:
@@ -288,11 +218,9 @@ class Task:
     def prompt(self, problem: Problem) -> str:
         """The prompt text for one problem (chat wrapping, if any, is the backend's job)."""
         letters = LETTERS[: len(problem.choices)]
-        values = {
-            "question": problem.question,
-            "choices": "\n".join(CHOICE_LINE.format(letter=l, text=t) for l, t in zip(letters, problem.choices)),
-            "letters": ", ".join(letters[:-1]) + (", or " if len(letters) > 2 else " or ") + letters[-1] if letters else "",
-        }
+        lines = [CHOICE_LINE.format(letter=letter, text=text) for letter, text in zip(letters, problem.choices)]
+        listed = ", ".join(letters[:-1]) + (", or " if len(letters) > 2 else " or ") + letters[-1] if letters else ""
+        values = {"question": problem.question, "choices": "\n".join(lines), "letters": listed}
         return PLACEHOLDERS.sub(lambda m: values[m.group(1)], self.spec.prompt)
 
     def score(self, problem: Problem, completion_text: str) -> Verdict:
@@ -336,11 +264,11 @@ class Task:
             data_hash = hash_json([dict(r.record) for r in rows])
         problems, seen = [], {}
         for row in rows:
-            problem = _row_problem(row, reading, spec.kind)
+            problem = row_problem(row, reading, spec.kind)
             if problem is None:
                 continue
             if problem.id in seen:
-                raise DataError(f"{row.where}: duplicate problem id {problem.id!r} (first at {seen[problem.id]})")
+                raise DataError(f"{row.where}: duplicate problem id {problem.id!r} (also at {seen[problem.id]})")
             seen[problem.id] = row.where
             problems.append(problem)
         if not problems:
@@ -361,7 +289,8 @@ def _file_hash(path: str, mtime_ns: int, size: int) -> str:
 def _synthetic_problems(spec: TaskSpec) -> list[Problem]:
     from kleval import synthetic  # written alongside the training loop; imported only when needed
 
-    problems = synthetic.make_problems(spec.generator, count=spec.count, seed=spec.seed, **spec.generator_params)
+    params = dict(spec.generator_params)
+    problems = synthetic.make_problems(spec.generator, count=spec.count, seed=spec.seed, **params)
     if len(problems) != spec.count or len({p.id for p in problems}) != len(problems):
         raise DataError(f"synthetic:{spec.generator}: expected {spec.count} problems with distinct ids")
     return list(problems)

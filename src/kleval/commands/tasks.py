@@ -12,9 +12,11 @@ HELP = "List the benchmark tasks with their split, kind, data source and problem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", help="directory of benchmark data (default: $KLEVAL_DATA_DIR, ../shared/data, then the hub)")
-    parser.add_argument("--tasks-dir", help="directory of task specs (default: $KLEVAL_TASKS_DIR or the repo's tasks/)")
-    parser.add_argument("--show", metavar="TASK", help="print the prompt and gold of one task's first problem")
+    parser.add_argument(
+        "--data-dir", help="benchmark data directory (default: $KLEVAL_DATA_DIR, ../shared/data, the hub)"
+    )
+    parser.add_argument("--tasks-dir", help="task spec directory (default: $KLEVAL_TASKS_DIR, the repo's tasks/)")
+    parser.add_argument("--show", metavar="TASK", help="print one task's first prompt and gold")
     parser.add_argument("--no-count", action="store_true", help="skip reading the data (faster; no counts)")
 
 
