@@ -1,0 +1,71 @@
+"""Helpers every backend shares: chat formatting, stop-string truncation, per-sample seeds, options.
+
+Keeping these in one place means the hf, vllm and openai backends agree on what a completion's
+text, finish reason and seed are, so switching backend changes the engine, not the semantics.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping, Sequence
+
+from kleval.errors import ConfigError
+
+THINK_END = "</think>"
+
+
+def apply_chat(tokenizer, prompts: Sequence[str], chat: bool) -> list[str]:
+    """Wrap each prompt as one user turn with the tokenizer's chat template, when asked and possible.
+
+    Returns plain strings; the template already holds any special tokens it needs, so callers
+    must encode them without adding special tokens again.
+    """
+    if not chat or not getattr(tokenizer, "chat_template", None):
+        return list(prompts)
+    return [
+        tokenizer.apply_chat_template(
+            [{"role": "user", "content": p}], tokenize=False, add_generation_prompt=True
+        )
+        for p in prompts
+    ]
+
+
+def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """Cut `text` before the earliest occurrence of any stop string; say whether one was found."""
+    cut = -1
+    for s in stop:
+        if not s:
+            continue
+        i = text.find(s)
+        if i != -1 and (cut == -1 or i < cut):
+            cut = i
+    if cut == -1:
+        return text, False
+    return text[:cut], True
+
+
+def strip_reasoning(text: str, marker: str = THINK_END) -> str:
+    """Drop everything up to and including the last reasoning end marker (e.g. `</think>`)."""
+    i = text.rfind(marker)
+    return text if i == -1 else text[i + len(marker):].lstrip()
+
+
+def sample_seed(seed: int, prompt: str, sample_index: int) -> int:
+    """A 63-bit seed for one (prompt, sample index) under a run seed.
+
+    It depends on the prompt text, not its position, so a sample does not change when the
+    prompts are chunked, reordered or batched differently.
+    """
+    h = hashlib.blake2b(digest_size=8)
+    h.update(f"{int(seed)}\x00{int(sample_index)}\x00".encode())
+    h.update(prompt.encode("utf-8", "surrogatepass"))
+    return int.from_bytes(h.digest(), "little") & ((1 << 63) - 1)
+
+
+def check_options(backend: str, options: Mapping[str, Any], allowed: Sequence[str]) -> None:
+    """Refuse option names a backend does not know, listing the ones it does."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ConfigError(
+            f"backend {backend!r} does not take option(s) {', '.join(unknown)}; "
+            f"known options: {', '.join(sorted(allowed))}"
+        )
