@@ -327,3 +327,22 @@ def test_reward_with_the_real_verifier(data_dir):
     wrong = next(letter for letter in "ABCD" if letter != problem.gold)
     assert mmlu.reward(problem, f"The answer is \\boxed{{{problem.gold}}}") == 1.0
     assert mmlu.reward(problem, f"The answer is \\boxed{{{wrong}}}") == 0.0
+
+
+def test_tasks_command_lists_counts_and_marks_unavailable_data(toy, capsys, monkeypatch):
+    from kleval.cli import main
+
+    (toy[0] / "gone.toml").write_text(SPEC.replace("toy/test.jsonl", "gone/test.jsonl"), encoding="utf-8")
+    assert main(["tasks", "--tasks-dir", str(toy[0]), "--data-dir", str(toy[1])]) == 0
+    out = capsys.readouterr().out
+    table = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert table["toy"][1:3] == ["id", "math"] and table["toy"][-1] == "2"
+    assert table["gone"][-1] == "UNAVAILABLE"
+    assert f"gone: {toy[1] / 'gone' / 'test.jsonl'}: data file for task gone not found" in out
+
+
+def test_tasks_command_unknown_task_exits_2(capsys):
+    from kleval.cli import main
+
+    assert main(["tasks", "--show", "gsm8"]) == 2
+    assert "unknown task 'gsm8'; did you mean 'gsm8k'?" in capsys.readouterr().err
