@@ -137,3 +137,43 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (p.size - rank) * p[index]))
         adjusted[index] = running
     return adjusted.tolist()
+
+
+def pooled_bootstrap(
+    matrices: Sequence[np.ndarray],
+    *,
+    confidence: float = 0.95,
+    num_resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Mean and percentile CI over seeds *and* problems, for one or several tasks.
+
+    matrices: one (num_runs, num_problems_t) array per task, rows aligned to the same runs
+    (seeds). The statistic is the mean over tasks of the mean over runs and problems. Each
+    bootstrap draw resamples runs (shared by every task, since a seed is one training run) and,
+    independently per task, problems; with a single run this is the plain problem bootstrap.
+    Returns (mean, lo, hi).
+    """
+    mats = [np.asarray(m, dtype=float) for m in matrices]
+    if not mats or any(m.ndim != 2 or m.size == 0 for m in mats):
+        raise ValueError("pooled_bootstrap needs non-empty (num_runs, num_problems) matrices")
+    num_runs = mats[0].shape[0]
+    if any(m.shape[0] != num_runs for m in mats):
+        raise ValueError("every task matrix must have one row per run, the same runs")
+    point = float(np.mean([m.mean() for m in mats]))
+    rng = np.random.default_rng(seed)
+    stats = np.empty(num_resamples)
+    for start in range(0, num_resamples, _CHUNK):
+        stop = min(start + _CHUNK, num_resamples)
+        draws = stop - start
+        run_counts = rng.multinomial(num_runs, np.full(num_runs, 1.0 / num_runs), size=draws)
+        total = np.zeros(draws)
+        for m in mats:
+            size = m.shape[1]
+            problem_counts = rng.multinomial(size, np.full(size, 1.0 / size), size=draws)
+            per_run = problem_counts @ m.T / size  # (draws, num_runs): each run's resampled mean
+            total += (run_counts * per_run).sum(axis=1) / num_runs
+        stats[start:stop] = total / len(mats)
+    tail = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(stats, [tail, 1.0 - tail])
+    return point, float(lo), float(hi)

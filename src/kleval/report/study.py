@@ -1,0 +1,206 @@
+"""Read a study directory (docs/study-layout.md) into plain data for reports and the CI gate.
+
+Reading only: nothing here writes into the study. Per-problem outcomes come from
+`scores/<label>/<task>.jsonl` (success counts per problem id, problems sorted by id so the result
+never depends on the order batches were appended); checkpoint identity and KL configuration come
+from `results.csv` and `checkpoints.json`; training curves from the run directory's
+`train_log.jsonl` (the run directory is the parent of a checkpoint's step directory).
+"""
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kleval.errors import DataError
+
+
+@dataclass(frozen=True)
+class ProblemOutcomes:
+    """Per-problem sample and success counts for one checkpoint x task, problems sorted by id."""
+
+    problem_ids: tuple[str, ...]
+    num_samples: np.ndarray  # (num_problems,) int
+    num_correct: np.ndarray  # (num_problems,) int
+
+    def restrict(self, problem_ids: tuple[str, ...]) -> "ProblemOutcomes":
+        index = {pid: i for i, pid in enumerate(self.problem_ids)}
+        rows = [index[pid] for pid in problem_ids]
+        return ProblemOutcomes(problem_ids, self.num_samples[rows], self.num_correct[rows])
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One evaluated checkpoint and the KL configuration it was trained with (if any)."""
+
+    label: str
+    run: str
+    step: int | None
+    path: str
+    preset: str
+    kl_estimator: str
+    kl_placement: str
+    kl_beta: float | None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise DataError(f"{path} is missing; is this a study directory written by `kleval eval`?") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSON-lines file; a malformed line is a DataError naming the file and line."""
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{line_number}: malformed JSON line ({exc.msg})") from None
+    return rows
+
+
+def _optional_float(text: str | None) -> float | None:
+    if text is None or str(text).strip() in ("", "None", "nan", "null"):
+        return None
+    return float(text)
+
+
+def _optional_int(value: Any) -> int | None:
+    if value is None or str(value).strip() in ("", "None", "null"):
+        return None
+    return int(float(value))
+
+
+class Study:
+    """A study directory, loaded lazily. `root` must hold results.csv and checkpoints.json."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise DataError(f"study directory {self.root} does not exist")
+        self._outcome_cache: dict[tuple[str, str], ProblemOutcomes] = {}
+
+    @cached_property
+    def header(self) -> dict[str, Any]:
+        """study.json: sampling, tasks with hashes, verifier version (empty dict if absent)."""
+        path = self.root / "study.json"
+        return _read_json(path) if path.exists() else {}
+
+    @cached_property
+    def results(self) -> list[dict[str, str]]:
+        path = self.root / "results.csv"
+        if not path.exists():
+            raise DataError(f"{path} is missing; run `kleval eval --out {self.root}` first")
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        if not rows:
+            raise DataError(f"{path} holds no rows")
+        for required in ("checkpoint", "task"):
+            if required not in rows[0]:
+                raise DataError(f"{path}: column {required!r} is missing")
+        return rows
+
+    @cached_property
+    def task_splits(self) -> dict[str, str]:
+        """Task name -> "id" or "ood", in study order (study.json first, then results.csv)."""
+        splits: dict[str, str] = {}
+        for name, info in (self.header.get("tasks") or {}).items():
+            splits[name] = str((info or {}).get("split") or "id")
+        for row in self.results:
+            splits.setdefault(row["task"], row.get("split") or "id")
+        return splits
+
+    @cached_property
+    def checkpoints(self) -> dict[str, Checkpoint]:
+        """Label -> Checkpoint, in the order of checkpoints.json (then results.csv)."""
+        entries = {}
+        path = self.root / "checkpoints.json"
+        if path.exists():
+            raw = _read_json(path)
+            if isinstance(raw, dict):
+                raw = raw.get("checkpoints", [])
+            for entry in raw:
+                entries[str(entry["label"])] = entry
+        by_label: dict[str, dict[str, str]] = {}
+        for row in self.results:
+            by_label.setdefault(row["checkpoint"], row)
+        labels = list(entries) + [label for label in by_label if label not in entries]
+        out = {}
+        for label in labels:
+            entry = entries.get(label, {})
+            row = by_label.get(label, {})
+            kl = entry.get("kl") or {}
+            train_config = entry.get("train_config") or {}
+            out[label] = Checkpoint(
+                label=label,
+                run=str(row.get("run") or entry.get("run") or label),
+                step=_optional_int(row.get("step", entry.get("step"))),
+                path=str(entry.get("path") or ""),
+                preset=str(row.get("preset") or entry.get("preset") or train_config.get("preset") or ""),
+                kl_estimator=str(row.get("kl_estimator") or kl.get("estimator") or ""),
+                kl_placement=str(row.get("kl_placement") or kl.get("placement") or ""),
+                kl_beta=_optional_float(row.get("kl_beta") or kl.get("beta")),
+                metadata=entry,
+            )
+        return out
+
+    @property
+    def evaluated(self) -> set[tuple[str, str]]:
+        """(checkpoint label, task) pairs that results.csv reports."""
+        return {(row["checkpoint"], row["task"]) for row in self.results}
+
+    def outcomes(self, label: str, task: str) -> ProblemOutcomes:
+        """Per-problem counts from scores/<label>/<task>.jsonl (cached)."""
+        key = (label, task)
+        if key not in self._outcome_cache:
+            self._outcome_cache[key] = self._load_outcomes(label, task)
+        return self._outcome_cache[key]
+
+    def _load_outcomes(self, label: str, task: str) -> ProblemOutcomes:
+        path = self.root / "scores" / label / f"{task}.jsonl"
+        if not path.exists():
+            raise DataError(
+                f"{path} is missing: per-problem scores are needed for CIs and paired tests; "
+                f"rerun `kleval eval` (or `kleval rescore`) into {self.root}"
+            )
+        seen: dict[tuple[str, int], bool] = {}
+        for row in read_jsonl(path):
+            key = (str(row["problem_id"]), int(row["sample_index"]))
+            seen.setdefault(key, bool(row["correct"]))  # a duplicated row counts once
+        samples: dict[str, list[int]] = {}
+        for (pid, _), correct in seen.items():
+            samples.setdefault(pid, [0, 0])
+            samples[pid][0] += 1
+            samples[pid][1] += int(correct)
+        ids = tuple(sorted(samples))
+        counts = np.array([samples[pid] for pid in ids], dtype=np.int64).reshape(-1, 2)
+        return ProblemOutcomes(ids, counts[:, 0], counts[:, 1])
+
+    def run_dir(self, checkpoint: Checkpoint) -> Path | None:
+        """The training run directory of a kleval checkpoint (its step dir's parent), if found."""
+        if not checkpoint.path:
+            return None
+        step_dir = Path(checkpoint.path)
+        candidates = [step_dir] if step_dir.is_absolute() else [self.root / step_dir, Path.cwd() / step_dir]
+        for candidate in candidates:
+            if (candidate.parent / "train_log.jsonl").exists():
+                return candidate.parent
+        return None
+
+    def train_log(self, checkpoint: Checkpoint) -> list[dict[str, Any]]:
+        """Rows of the checkpoint's run train_log.jsonl, or [] when it is not a kleval run."""
+        run_dir = self.run_dir(checkpoint)
+        return read_jsonl(run_dir / "train_log.jsonl") if run_dir else []
