@@ -1,0 +1,77 @@
+"""Per-step diagnostics: exact KL over the full vocabulary, every estimator, entropy; log writers.
+
+Sequence quantities are sums over a response's tokens averaged over responses, the scale of a
+reward-placed penalty. The exact reverse KL sums KL(pi(.|prefix) || ref(.|prefix)) over the
+visited prefixes y ~ pi, an unbiased estimate of the sequence-level KL(pi || ref) (chain rule)
+with far less variance than any sampled estimator. The "forward" figure sums KL(ref || pi) at the
+same prefixes (prefixes visited by pi, not by ref: a diagnostic, not the sequence forward KL).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+
+def exact_kl_statistics(policy_logprobs_full, ref_logprobs_full, log_ratio, mask) -> dict[str, float]:
+    """KL and entropy statistics of one batch.
+
+    policy_logprobs_full, ref_logprobs_full: [B, T, V] log-softmax of policy and reference.
+    log_ratio: [B, T] log pi(y_t) - log ref(y_t) of the sampled tokens. mask: [B, T].
+    """
+    import torch
+
+    from kleval.train.kl import estimate
+
+    with torch.no_grad():
+        p = policy_logprobs_full.exp()
+        q = ref_logprobs_full.exp()
+        reverse = (p * (policy_logprobs_full - ref_logprobs_full)).sum(-1)  # [B, T]
+        forward = (q * (ref_logprobs_full - policy_logprobs_full)).sum(-1)  # [B, T]
+        entropy = -(p * policy_logprobs_full).sum(-1)  # [B, T]
+        tokens = mask.sum().clamp(min=1)
+        stats = {
+            "kl_exact": float((reverse * mask).sum(-1).mean()),
+            "kl_exact_forward": float((forward * mask).sum(-1).mean()),
+            "kl_exact_token": float((reverse * mask).sum() / tokens),
+            "entropy": float((entropy * mask).sum() / tokens),
+        }
+        for name in ("k1", "k2", "k3"):
+            stats[f"kl_{name}"] = float((estimate(log_ratio, name) * mask).sum(-1).mean())
+    return stats
+
+
+class StepLogger:
+    """Appends one JSON row per step to train_log.jsonl; mirrors scalars to TensorBoard if installed."""
+
+    def __init__(self, run_dir: Path, *, resume_step: int = 0, tensorboard: bool = True) -> None:
+        self.path = Path(run_dir) / "train_log.jsonl"
+        if self.path.exists():  # keep the rows of steps that the resumed checkpoint already covers
+            kept = [line for line in self.path.read_text().splitlines() if line and json.loads(line)["step"] <= resume_step]
+            self.path.write_text("".join(line + "\n" for line in kept))
+        self.writer = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:  # optional dependency: JSONL is the log of record
+                SummaryWriter = None
+            if SummaryWriter is not None:
+                self.writer = SummaryWriter(str(Path(run_dir) / "tensorboard"))
+
+    def log(self, row: Mapping[str, Any]) -> None:
+        with self.path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        if self.writer is not None:
+            for key, value in row.items():
+                if isinstance(value, (int, float)) and key != "step":
+                    self.writer.add_scalar(key, value, row["step"])
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def read_log(run_dir: str | Path) -> list[dict[str, Any]]:
+    """All rows of a run's train_log.jsonl, in order."""
+    path = Path(run_dir) / "train_log.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,207 @@
+"""The RL training loop, top to bottom: rollouts, rewards, KL, advantages, loss, update, log, save.
+
+One step (on-policy by default: one gradient update per batch of fresh rollouts):
+ 1. pick prompts_per_step training problems, sample samples_per_prompt responses each;
+ 2. grade every response with Task.reward (the same grader as `kleval eval`);
+ 3. one forward of the policy (with gradient) and of the frozen reference over prompt + response;
+ 4. KL per the KLConfig: detached into the reward, and/or differentiated in the loss;
+ 5. RLOO or GRPO advantages; clipped policy-gradient loss + KL loss; Adam with gradient clipping;
+ 6. log diagnostics (exact KL, every estimator, entropy, ...) and save global_step_N/ now and then.
+Off-policy: `staleness` trains on rollouts from the policy N updates ago, `ppo_epochs` reuses a
+batch for several clipped updates; the sampling policy's log-probs then come from the trainer's
+own forward at rollout time.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import deque
+from pathlib import Path
+
+from kleval.errors import ConfigError
+from kleval.train import checkpoint as ckpt
+from kleval.train.advantage import compute_advantages
+from kleval.train.config import TrainConfig
+from kleval.train.diagnostics import StepLogger, exact_kl_statistics
+from kleval.train.kl import kl_terms
+from kleval.train.loss import compute_loss
+from kleval.train.rollout import response_logits, sample
+
+RESUMABLE_CHANGES = {"steps", "save_every", "log_every", "threads"}
+
+
+def _check_run_dir(run_dir: Path, config: TrainConfig) -> None:
+    """Refuse to mix two different configurations in one run directory."""
+    existing = run_dir / ckpt.RUN_FILE
+    if not existing.exists():
+        return
+    previous = json.loads(existing.read_text())["config"]
+    current = config.to_dict()
+    differing = sorted(k for k in set(previous) | set(current)
+                       if previous.get(k) != current.get(k) and k not in RESUMABLE_CHANGES)
+    if differing:
+        raise ConfigError(f"{run_dir} holds a run with different settings ({', '.join(differing)}); "
+                          "use a new --out directory or the same settings to resume")
+
+
+def _gather(logprobs_full, tokens):
+    """Log-prob of each chosen token: [B, T, V] x [B, T] -> [B, T]."""
+    return logprobs_full.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+
+
+def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, task=None) -> Path:
+    """Run (or resume) RL training into run_dir; returns the last step directory."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from kleval.tasks import load_task
+
+    # -- setup ---------------------------------------------------------------------------------
+    if not config.model:
+        raise ConfigError("no base model given; pass --model DIR or use --tiny")
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _check_run_dir(run_dir, config)
+    ckpt.write_run_file(run_dir, config, step=0)
+    if config.device == "cpu" and config.threads:
+        torch.set_num_threads(config.threads)
+    dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[config.dtype]
+    task = task or load_task(config.task)
+    problems = task.problems()
+    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    policy = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(config.device)
+    reference = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(config.device).eval()
+    reference.requires_grad_(False)
+    policy.train()
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, betas=config.adam_betas,
+                                 weight_decay=config.weight_decay)
+    prompt_rng = random.Random(config.seed)
+    torch.manual_seed(config.seed)
+    sampler = torch.Generator(device=config.device).manual_seed(config.seed)
+
+    start_step = 0
+    resumable = ckpt.latest_resumable(run_dir)
+    if resumable is not None:
+        start_step, step_dir = resumable
+        state = ckpt.load_trainer_state(step_dir)
+        policy.load_state_dict(AutoModelForCausalLM.from_pretrained(step_dir, dtype=dtype).state_dict())
+        optimizer.load_state_dict(state["optimizer"])
+        prompt_rng.setstate(state["prompt_rng"])
+        sampler.set_state(state["sampler"])
+        torch.set_rng_state(state["torch_rng"])
+    logger = StepLogger(run_dir, resume_step=start_step)
+    rollout_queue: deque = deque()  # batches waiting to be trained on (off-policy staleness)
+    max_length = config.max_new_tokens
+    started = time.time()
+
+    def make_rollout():
+        chosen = [prompt_rng.choice(problems) for _ in range(config.prompts_per_step)]
+        policy.eval()
+        batch = sample(config.rollout_backend, policy, tokenizer, [task.prompt(p) for p in chosen],
+                       samples_per_prompt=config.samples_per_prompt, max_new_tokens=config.max_new_tokens,
+                       temperature=config.temperature, generator=sampler)
+        policy.train()
+        rewards = torch.tensor([task.reward(chosen[i], text) for i, text in zip(batch.prompt_index, batch.texts)],
+                               dtype=torch.float32, device=config.device)  # [B]
+        old_logprobs = None
+        if not config.on_policy:  # the sampling policy's log-probs, from the trainer's own forward
+            with torch.no_grad():
+                old_logprobs = _gather(torch.log_softmax(response_logits(policy, batch, config.temperature), -1),
+                                       batch.response_ids)
+        return batch, rewards, old_logprobs
+
+    bar = range(start_step + 1, config.steps + 1)
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(bar, initial=start_step, total=config.steps, desc=f"train {config.preset or 'custom'}", unit="step")
+    last_dir = None
+    for step in bar:
+        step_started = time.time()
+        # -- 1-2. rollouts and rewards (a pipeline `staleness` batches deep) --------------------
+        while len(rollout_queue) < config.staleness + 1:
+            rollout_queue.append(make_rollout())
+        batch, rewards, old_logprobs = rollout_queue.popleft()
+        mask = batch.response_mask.to(torch.float32)  # [B, T]
+        with torch.no_grad():
+            ref_full = torch.log_softmax(response_logits(reference, batch, config.temperature), -1)  # [B, T, V]
+        ref_logprobs = _gather(ref_full, batch.response_ids)  # [B, T]
+
+        for epoch in range(config.ppo_epochs):
+            # -- 3. policy forward -----------------------------------------------------------------
+            policy_full = torch.log_softmax(response_logits(policy, batch, config.temperature), -1)  # [B, T, V]
+            logprobs = _gather(policy_full, batch.response_ids)  # [B, T], carries the gradient
+            sampling_logprobs = old_logprobs if old_logprobs is not None else logprobs.detach()
+            if epoch == 0:
+                # -- 4-5a. KL in the reward (detached, from the sampling policy), advantages ---------
+                stats = exact_kl_statistics(policy_full.detach(), ref_full, (logprobs - ref_logprobs).detach(), mask)
+                kl_reward_per_token = None
+                if config.kl.in_reward:
+                    kl_reward_per_token, _ = kl_terms(config.kl, sampling_logprobs - ref_logprobs, mask)
+                advantages, shaped_rewards = compute_advantages(
+                    rewards, kl_reward_per_token, mask, beta=config.kl.beta if config.kl.in_reward else 0.0,
+                    samples_per_prompt=config.samples_per_prompt, algorithm=config.algorithm,
+                    token_level=config.kl.granularity == "token", scale_by_std=config.grpo_scale_by_std)
+            # -- 5b. loss and update -----------------------------------------------------------------
+            terms = compute_loss(logprobs, sampling_logprobs, ref_logprobs, advantages, mask, kl=config.kl,
+                                 aggregation=config.loss_aggregation, clip_epsilon=config.clip_epsilon,
+                                 max_length=max_length)
+            optimizer.zero_grad(set_to_none=True)
+            split_norms = {}
+            if config.kl.in_loss and config.grad_norm_split_every and step % config.grad_norm_split_every == 0:
+                # Two backward passes (KL first, then policy) to report each term's gradient norm.
+                terms.kl.backward(retain_graph=True)
+                kl_grads = [p.grad.detach().clone() if p.grad is not None else None for p in policy.parameters()]
+                split_norms["grad_norm_kl"] = float(torch.norm(torch.stack([g.norm() for g in kl_grads if g is not None])))
+                terms.policy.backward()
+                split_norms["grad_norm_pg"] = float(torch.norm(torch.stack(
+                    [(p.grad - g).norm() for p, g in zip(policy.parameters(), kl_grads) if p.grad is not None and g is not None])))
+            else:
+                terms.total.backward()
+            grad_norm = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm))
+            optimizer.step()
+
+        # -- 6. log and save ---------------------------------------------------------------------------
+        lengths = mask.sum(-1)
+        row = {
+            "step": step,
+            "reward": float(rewards.mean()),
+            "accuracy": float((rewards >= 1.0).float().mean()),
+            "shaped_reward": float(shaped_rewards.mean()),
+            "response_length": float(lengths.mean()),
+            "truncation_rate": float(batch.truncated.float().mean()),
+            **stats,
+            "loss": float(terms.total),
+            "pg_loss": float(terms.policy),
+            "kl_loss": float(terms.kl),
+            "grad_norm": grad_norm,
+            **split_norms,
+            "kl_beta_effective_per_sequence": _effective_beta(config, float(lengths.mean())),
+            "importance_weight_mean": terms.importance_weight_mean,
+            "importance_weight_max": terms.importance_weight_max,
+            "clip_fraction": terms.clip_fraction,
+            "step_seconds": time.time() - step_started,
+            "time": time.time() - started,
+        }
+        if step % config.log_every == 0 or step == config.steps:
+            logger.log(row)
+        if progress:
+            bar.set_postfix(reward=f"{row['reward']:.2f}", kl=f"{row['kl_exact']:.3f}")
+        if step % config.save_every == 0 or step == config.steps:
+            state = {"optimizer": optimizer.state_dict(), "prompt_rng": prompt_rng.getstate(),
+                     "sampler": sampler.get_state(), "torch_rng": torch.get_rng_state(), "step": step}
+            last_dir = ckpt.save_checkpoint(run_dir, step, policy, tokenizer, config, state)
+    logger.close()
+    if last_dir is None:  # nothing left to do: the run was already complete
+        last_dir = ckpt.step_dirs(run_dir)[-1][1]
+    return last_dir
+
+
+def _effective_beta(config: TrainConfig, mean_length: float) -> float:
+    """Per-sequence strength of the loss-placed KL (see kl.effective_sequence_beta)."""
+    from kleval.train.kl import effective_sequence_beta
+
+    length = config.max_new_tokens if config.loss_aggregation == "seq-sum-norm" else mean_length
+    in_loss = effective_sequence_beta(config.kl, config.loss_aggregation, length)
+    return in_loss + (config.kl.beta if config.kl.in_reward else 0.0)

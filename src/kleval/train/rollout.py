@@ -1,0 +1,146 @@
+"""Rollouts: sample responses for a batch of prompts from the current policy.
+
+Two in-process backends share one output type:
+- "tiny": a short sampling loop over the model's forward with its KV cache. At 0.1-3M parameters
+  `generate` costs more in per-call overhead than the model does in compute; this loop does only
+  what RL sampling needs (temperature, end of sequence, padding after it).
+- "hf": transformers `generate` (any causal LM, CPU or GPU; sensible at 0.5B+ parameters).
+vLLM rollouts (GPU) live in `vllm_rollout.py` and return the same RolloutBatch.
+Log-probs are never taken from the sampler: the trainer recomputes them with its own forward.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass
+class RolloutBatch:
+    """Sampled responses of one step. B = prompts * samples, grouped contiguously per prompt.
+
+    prompt_ids / prompt_mask: [B, P], left-padded. response_ids / response_mask: [B, T],
+    right-padded; the mask is 1 up to and including the end-of-sequence token.
+    """
+
+    prompt_ids: object
+    prompt_mask: object
+    response_ids: object
+    response_mask: object
+    texts: list[str]
+    truncated: object  # [B] bool: no end of sequence within max_new_tokens
+    prompt_index: list[int]  # [B] index of each row's prompt in the step's prompt list
+
+
+def encode_prompts(tokenizer, prompts: Sequence[str], repeat: int):
+    """Left-padded prompt ids [len(prompts) * repeat, P] and mask, each prompt repeated in place."""
+    import torch
+
+    encoded = [tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
+    width = max(len(e) for e in encoded)
+    ids = torch.full((len(encoded), width), tokenizer.pad_token_id, dtype=torch.long)
+    mask = torch.zeros((len(encoded), width), dtype=torch.long)
+    for row, e in enumerate(encoded):
+        ids[row, width - len(e):] = torch.tensor(e, dtype=torch.long)
+        mask[row, width - len(e):] = 1
+    return ids.repeat_interleave(repeat, 0), mask.repeat_interleave(repeat, 0)
+
+
+def _finish(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, repeat):
+    """Build the response mask (through the first end of sequence), texts and truncation flags."""
+    import torch
+
+    is_eos = response_ids == eos_id  # [B, T]
+    seen_eos_before = (is_eos.cumsum(-1) - is_eos.long()) > 0  # [B, T]: an earlier token was EOS
+    response_mask = (~seen_eos_before).long()
+    response_ids = torch.where(seen_eos_before, torch.full_like(response_ids, tokenizer.pad_token_id), response_ids)
+    truncated = ~is_eos.any(-1)
+    texts = tokenizer.batch_decode(
+        [ids[: int(m.sum())].tolist() for ids, m in zip(response_ids, response_mask)], skip_special_tokens=True
+    )
+    prompt_index = [row // repeat for row in range(response_ids.shape[0])]
+    return RolloutBatch(prompt_ids, prompt_mask, response_ids, response_mask, texts, truncated, prompt_index)
+
+
+def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt: int, max_new_tokens: int,
+                temperature: float, generator=None) -> RolloutBatch:
+    """Sample with a hand-written KV-cached loop (see module docstring)."""
+    import torch
+
+    prompt_ids, prompt_mask = encode_prompts(tokenizer, prompts, samples_per_prompt)
+    device = next(model.parameters()).device
+    prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
+    eos_id = tokenizer.eos_token_id
+    padded = bool((prompt_mask == 0).any())
+    # Without left padding no mask is needed (the fast causal path); with it, positions skip pads.
+    attention_mask = prompt_mask if padded else None
+    positions = (prompt_mask.cumsum(-1) - 1).clamp(min=0)
+    batch = prompt_ids.shape[0]
+    finished = torch.zeros(batch, dtype=torch.bool, device=device)
+    tokens = []
+    with torch.no_grad():
+        out = model(input_ids=prompt_ids, attention_mask=attention_mask, position_ids=positions, use_cache=True)
+        cache, next_position = out.past_key_values, positions[:, -1:] + 1
+        logits = out.logits[:, -1, :]  # [B, V]
+        for step in range(max_new_tokens):
+            probs = torch.softmax(logits.float() / temperature, dim=-1)
+            token = torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # [B]
+            token = torch.where(finished, torch.full_like(token, eos_id), token)
+            tokens.append(token)
+            finished |= token == eos_id
+            if bool(finished.all()) or step == max_new_tokens - 1:
+                break
+            if attention_mask is not None:
+                attention_mask = torch.cat([attention_mask, torch.ones_like(attention_mask[:, :1])], -1)
+            out = model(input_ids=token.unsqueeze(-1), attention_mask=attention_mask, position_ids=next_position,
+                        past_key_values=cache, use_cache=True)
+            cache, next_position = out.past_key_values, next_position + 1
+            logits = out.logits[:, -1, :]
+    response_ids = torch.stack(tokens, -1)  # [B, T'] with T' <= max_new_tokens
+    return _finish(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, samples_per_prompt)
+
+
+def sample_hf(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt: int, max_new_tokens: int,
+              temperature: float, generator=None) -> RolloutBatch:
+    """Sample with transformers `generate` (seeded through torch's global generator)."""
+    import torch
+
+    prompt_ids, prompt_mask = encode_prompts(tokenizer, prompts, samples_per_prompt)
+    device = next(model.parameters()).device
+    prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
+    with torch.no_grad():
+        sequences = model.generate(
+            input_ids=prompt_ids, attention_mask=prompt_mask, do_sample=True, temperature=temperature, top_p=1.0,
+            top_k=0, max_new_tokens=max_new_tokens, eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+    response_ids = sequences[:, prompt_ids.shape[1]:]
+    return _finish(tokenizer, prompt_ids, prompt_mask, response_ids, tokenizer.eos_token_id, samples_per_prompt)
+
+
+def sample(backend: str, model, tokenizer, prompts, **kwargs) -> RolloutBatch:
+    """Dispatch to the in-process rollout backend by name ("tiny" or "hf")."""
+    if backend == "tiny":
+        return sample_tiny(model, tokenizer, prompts, **kwargs)
+    if backend == "hf":
+        return sample_hf(model, tokenizer, prompts, **kwargs)
+    raise ValueError(f"rollout backend {backend!r} is not an in-process backend")
+
+
+def response_logits(model, batch: RolloutBatch, temperature: float = 1.0):
+    """Logits that scored each response token: [B, T, V], from one forward over prompt + response.
+
+    Pads after end of sequence need no attention mask: a causal model never lets later tokens
+    change earlier outputs, and those positions are masked out of every loss and statistic.
+    """
+    import torch
+
+    input_ids = torch.cat([batch.prompt_ids, batch.response_ids], -1)  # [B, P + T]
+    prompt_len, response_len = batch.prompt_ids.shape[1], batch.response_ids.shape[1]
+    padded = bool((batch.prompt_mask == 0).any())
+    attention_mask = torch.cat([batch.prompt_mask, torch.ones_like(batch.response_ids)], -1) if padded else None
+    position_ids = None
+    if padded:
+        position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids).logits
+    logits = logits[:, prompt_len - 1: prompt_len - 1 + response_len, :]  # [B, T, V]
+    return logits.float() / temperature if temperature != 1.0 else logits.float()

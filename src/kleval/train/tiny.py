@@ -1,0 +1,67 @@
+"""The CPU tiny mode: the measured recipe as defaults, and one call per training run for `make demo`.
+
+    from kleval.train.tiny import ensure_base, train_tiny
+    base = ensure_base()                          # the committed base, or build it (about 1-3 min)
+    train_tiny("k3-loss", "runs/k3-loss-s0", steps=200, seed=0, base_dir=base)
+
+Two single-threaded runs side by side use both cores of a 2-core machine best.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kleval.train.config import TrainConfig
+from kleval.train.kl import preset
+
+ROOT = Path(__file__).resolve().parents[3]
+COMMITTED_BASE = ROOT / "assets" / "tiny-arith-base"
+DEFAULT_BETA = 1.0  # the recipe's beta: with seq-mean-token-sum, the same strength in reward and loss
+
+
+def tiny_config(preset_name: str, *, base_dir: str | Path, beta: float = DEFAULT_BETA, steps: int = 300,
+                seed: int = 0, **overrides) -> TrainConfig:
+    """The recipe's TrainConfig for one KL preset (RLOO, 32 prompts x 8 samples, Adam 3e-4)."""
+    return TrainConfig(
+        model=str(base_dir),
+        task="arith_add_train",
+        kl=preset(preset_name, beta=beta),
+        preset=preset_name,
+        algorithm="rloo",
+        loss_aggregation="seq-mean-token-sum",
+        prompts_per_step=32,
+        samples_per_prompt=8,
+        max_new_tokens=5,
+        learning_rate=3e-4,
+        max_grad_norm=1.0,
+        steps=steps,
+        save_every=max(steps // 3, 1),
+        seed=seed,
+        threads=1,
+        rollout_backend="tiny",
+    ).with_overrides(**overrides)
+
+
+def ensure_base(base_dir: str | Path | None = None, *, steps: int = 2000, threads: int | None = None,
+                progress: bool = False) -> Path:
+    """Return a ready base model: base_dir if it holds one, the committed base, or a fresh build."""
+    if base_dir is None:
+        if (COMMITTED_BASE / "config.json").exists():
+            return COMMITTED_BASE
+        base_dir = COMMITTED_BASE
+    base_dir = Path(base_dir)
+    if (base_dir / "config.json").exists() and (base_dir / "model.safetensors").exists():
+        return base_dir
+    from kleval.train.base import build_tiny_base
+
+    return build_tiny_base(base_dir, steps=steps, threads=threads, progress=progress)
+
+
+def train_tiny(preset_name: str, out_dir: str | Path, *, steps: int = 300, seed: int = 0,
+               base_dir: str | Path | None = None, beta: float = DEFAULT_BETA, progress: bool = False,
+               **overrides) -> Path:
+    """Train one tiny run of a KL preset into out_dir; returns the last global_step_N directory."""
+    from kleval.train.loop import train
+
+    base = ensure_base(base_dir)
+    config = tiny_config(preset_name, base_dir=base, beta=beta, steps=steps, seed=seed, **overrides)
+    return train(config, out_dir, progress=progress)
