@@ -118,6 +118,11 @@ def per_problem_maj_at_k(
     return scores
 
 
+def maj_at_k(correct: np.ndarray, answers: Sequence[Sequence[str | None]], k: int) -> float:
+    """maj@k averaged over problems (see `per_problem_maj_at_k`)."""
+    return float(per_problem_maj_at_k(correct, answers, k).mean())
+
+
 def bootstrap_resample_means(
     values: np.ndarray, *, num_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> np.ndarray:
@@ -184,7 +189,7 @@ def summarize(
         out[f"pass@{k}_lo"] = lo
         out[f"pass@{k}_hi"] = hi
     for k in ks:
-        out[f"maj@{k}"] = float(per_problem_maj_at_k(correct, answers, k).mean())
+        out[f"maj@{k}"] = maj_at_k(correct, answers, k)
     out["mean@n"] = mean_at_n(correct)
     out["num_problems"] = num_problems
     out["n"] = n

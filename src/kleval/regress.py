@@ -65,11 +65,10 @@ def _success_counts(study: Study, n: int) -> dict[str, dict[str, Any]]:
     counts: dict[str, dict[str, Any]] = {}
     for label, task in sorted(study.evaluated):
         outcome = study.outcomes(label, task)
-        incomplete = [pid for pid, m in zip(outcome.problem_ids, outcome.num_samples) if m != n]
-        if incomplete:
+        if (label, task) in study.incomplete:
             raise DataError(
-                f"{study.root}: {label} on {task} has problems with other than n={n} samples "
-                f"(e.g. {incomplete[0]}); finish the study (rerun `kleval eval`) before gating"
+                f"{study.root}: {label} on {task} has {study.incomplete[(label, task)]} problems with "
+                f"fewer than n={n} graded samples; finish the study (rerun `kleval eval`) before gating"
             )
         correct = {pid: int(c) for pid, c in zip(outcome.problem_ids, outcome.num_correct)}
         counts.setdefault(label, {})[task] = {"n": n, "correct": correct}

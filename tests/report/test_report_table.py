@@ -21,7 +21,7 @@ def _checkpoints():
     The early step of every run is deliberately very different, so using it instead of the last
     step would change the table.
     """
-    out = [FakeCheckpoint("base", 0, accuracy={t: 0.5 for t in TASKS})]
+    out = [FakeCheckpoint("base-model", 0, accuracy={t: 0.5 for t in TASKS})]
     for preset, acc in (("k3-loss", 0.7), ("k3-reward", 0.15), ("k1-reward", 0.7)):
         for seed in (0, 1):
             out.append(kl_checkpoint(preset, seed, 10, {t: 0.02 for t in TASKS}))
@@ -37,7 +37,7 @@ def study_dir(tmp_path_factory):
 def test_rows_pool_seeds_at_last_step_with_cis(study_dir):
     table = compute_table(Study(study_dir), num_resamples=300)
     names = [row.display for row in table.rows]
-    assert names == ["base: base", "k1-reward", "k3-reward", "k3-loss"]
+    assert names == ["base-model", "k1-reward", "k3-reward", "k3-loss"]
     assert [c.name for c in table.columns] == ["add", "mul", ID_AVG, "sub"]
     k3 = next(r for r in table.rows if r.name == "k3-loss")
     assert k3.runs == ("k3-loss_s0", "k3-loss_s1") and k3.final_step == 20
@@ -90,7 +90,7 @@ def test_latex_is_booktabs(study_dir):
     tex = to_latex(compute_table(Study(study_dir), num_resamples=200))
     for needed in (r"\toprule", r"\midrule", r"\bottomrule", r"\cmidrule", r"\textbf{", r"$^{\downarrow}$"):
         assert needed in tex
-    assert "k3-loss (ref)" in tex and "base: base" in tex
+    assert "k3-loss (ref)" in tex and "base-model" in tex
 
 
 def test_tables_are_a_pure_function_of_the_study(study_dir, tmp_path):

@@ -30,7 +30,7 @@ _PRESET_ORDER = tuple(PRESET_COLOURS)
 class ConfigRow:
     """One table row: a KL configuration and the runs (seeds) pooled into it."""
 
-    name: str  # preset, or "<estimator>-<placement>", or "base: <run>" for untrained models
+    name: str  # preset, or "<estimator>-<placement>", or the run / model name for a checkpoint without KL metadata
     display: str  # name, plus beta when the same name occurs with several betas
     preset: str
     estimator: str
@@ -54,7 +54,7 @@ def _row_name(checkpoint: Checkpoint) -> tuple[str, bool]:
     if checkpoint.kl_estimator or checkpoint.kl_placement:
         parts = [p for p in (checkpoint.kl_estimator, checkpoint.kl_placement) if p]
         return "-".join(parts), True
-    return f"base: {checkpoint.run}", False
+    return checkpoint.run, False
 
 
 def _sort_key(name: str, trained: bool, beta: float | None) -> tuple:

@@ -5,6 +5,9 @@ Reading only: nothing here writes into the study. Per-problem outcomes come from
 never depends on the order batches were appended); checkpoint identity and KL configuration come
 from `results.csv` and `checkpoints.json`; training curves from the run directory's
 `train_log.jsonl` (the run directory is the parent of a checkpoint's step directory).
+
+Like results.csv, only problems with all n samples graded count (n from study.json); the
+number left out per checkpoint x task is kept in `Study.incomplete`.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from kleval.errors import DataError
+from kleval.study import read_jsonl
 
 
 @dataclass(frozen=True)
@@ -58,17 +62,19 @@ def _read_json(path: Path) -> Any:
         raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSON-lines file; a malformed line is a DataError naming the file and line."""
+def read_train_log(path: Path) -> list[dict[str, Any]]:
+    """Rows of a train_log.jsonl. A torn last line (a run still writing, or killed mid-write)
+    is skipped; a malformed complete line is a DataError naming the file and line."""
+    text = path.read_text(encoding="utf-8")
+    complete = text if text.endswith("\n") else text[: text.rfind("\n") + 1]
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{line_number}: malformed JSON line ({exc.msg})") from None
+    for line_number, line in enumerate(complete.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{line_number}: malformed JSON line ({exc.msg})") from None
     return rows
 
 
@@ -92,6 +98,7 @@ class Study:
         if not self.root.is_dir():
             raise DataError(f"study directory {self.root} does not exist")
         self._outcome_cache: dict[tuple[str, str], ProblemOutcomes] = {}
+        self.incomplete: dict[tuple[str, str], int] = {}  # problems left out: fewer than n graded
 
     @cached_property
     def header(self) -> dict[str, Any]:
@@ -176,6 +183,7 @@ class Study:
                 f"{path} is missing: per-problem scores are needed for CIs and paired tests; "
                 f"rerun `kleval eval` (or `kleval rescore`) into {self.root}"
             )
+
         seen: dict[tuple[str, int], bool] = {}
         for row in read_jsonl(path):
             key = (str(row["problem_id"]), int(row["sample_index"]))
@@ -185,6 +193,12 @@ class Study:
             samples.setdefault(pid, [0, 0])
             samples[pid][0] += 1
             samples[pid][1] += int(correct)
+        n = (self.header.get("sampling") or {}).get("n")
+        if isinstance(n, int):
+            partial = [pid for pid, (m, _) in samples.items() if m < n]
+            if partial:
+                self.incomplete[(label, task)] = len(partial)
+            samples = {pid: v for pid, v in samples.items() if v[0] >= n}
         ids = tuple(sorted(samples))
         counts = np.array([samples[pid] for pid in ids], dtype=np.int64).reshape(-1, 2)
         return ProblemOutcomes(ids, counts[:, 0], counts[:, 1])
@@ -203,4 +217,4 @@ class Study:
     def train_log(self, checkpoint: Checkpoint) -> list[dict[str, Any]]:
         """Rows of the checkpoint's run train_log.jsonl, or [] when it is not a kleval run."""
         run_dir = self.run_dir(checkpoint)
-        return read_jsonl(run_dir / "train_log.jsonl") if run_dir else []
+        return read_train_log(run_dir / "train_log.jsonl") if run_dir else []

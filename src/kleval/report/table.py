@@ -143,6 +143,8 @@ def compute_table(
             cells[(row.display, column.name)] = Cell(
                 mean, lo, hi, sum(len(ids) for ids, _ in parts), len(row.runs), comparison
             )
+    for (label, task), count in sorted(study.incomplete.items()):
+        notes.append(f"{label} on {task}: {count} problems not fully graded were left out.")
     return Table(k, confidence, alpha, rows, columns, cells, ref_row, notes)
 
 
