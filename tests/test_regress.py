@@ -100,3 +100,12 @@ def test_missing_baseline_is_a_clear_error(tmp_path, capsys):
     study = _study(tmp_path / "s")
     assert main(["regress", "--baseline", str(tmp_path / "none.json"), "--current", str(study)]) == 2
     assert "--update-baseline" in capsys.readouterr().err
+
+
+def test_incomplete_current_study_is_refused(baseline, tmp_path, capsys):
+    study = _study(tmp_path / "partial")
+    scores = study / "scores" / "tiny__step0" / "add.jsonl"
+    lines = scores.read_text().splitlines(keepends=True)
+    scores.write_text("".join(lines[:-1]))  # the last sample of one problem is not graded yet
+    assert main(["regress", "--baseline", str(baseline), "--current", str(study)]) == 2
+    assert "fewer than n=4 graded samples" in capsys.readouterr().err

@@ -105,3 +105,13 @@ def test_tables_are_a_pure_function_of_the_study(study_dir, tmp_path):
         path.write_text("".join(lines))
     second = to_markdown(compute_table(Study(copy))), to_latex(compute_table(Study(copy)))
     assert first == second
+
+
+def test_partially_graded_problems_are_left_out_and_noted(tmp_path):
+    ckpts = [kl_checkpoint("k3-loss", 0, 5, {"add": 0.6})]
+    study_dir = write_study(tmp_path, ckpts, {"add": "id"}, num_problems=10)
+    scores = study_dir / "scores" / "k3-loss_s0__step5" / "add.jsonl"
+    scores.write_text("".join(scores.read_text().splitlines(keepends=True)[:-1]))
+    table = compute_table(Study(study_dir), num_resamples=100)
+    assert table.cells[("k3-loss", "add")].num_problems == 9
+    assert any("1 problems not fully graded" in note for note in table.notes)
