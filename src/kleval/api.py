@@ -1,0 +1,116 @@
+"""The Python API for notebooks and scripts: evaluate checkpoints and read studies as DataFrames.
+
+    import kleval.api as kl
+    results = kl.evaluate("runs/k3_loss", ["math500", "mmlu_college_physics"], n=4, k=(1, 4), limit=50)
+    samples = kl.load_samples(results.attrs["study_dir"])   # one row per sample, with its verdict
+    kl.verify(gold="1/2", completion="... \\boxed{0.5}", kind="math")
+
+`evaluate` runs the same resumable runner as `kleval eval` and writes the same study directory
+(a new temporary one when `out` is None; its path is in `results.attrs["study_dir"]`), so
+anything done here can be reported, resumed or re-scored from the command line.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from kleval import study as layout
+from kleval.errors import ConfigError
+from kleval.tasks import list_tasks
+from kleval.verify import verify
+
+__all__ = ["evaluate", "list_tasks", "load_results", "load_samples", "verify"]
+
+PathLike = str | os.PathLike
+
+
+def evaluate(checkpoints: Any, tasks: str | Sequence[str], *, n: int = 1, k: int | Sequence[int] = (1,),
+             temperature: float = 1.0, top_p: float = 1.0, max_tokens: int = 2048, seed: int = 0,
+             limit: int | None = None, backend: str = "hf", out: PathLike | None = None,
+             data_dir: PathLike | None = None, tokenizer: PathLike | None = None, chunk_size: int | None = None,
+             verify_timeout: float = 10.0, progress: bool = True, **backend_options: Any):
+    """Evaluate checkpoints on tasks; return the results (one row per checkpoint x task).
+
+    checkpoints: a model directory, a run directory holding step directories (kleval, TRL, verl,
+    OpenRLHF), a glob, a list of those, or `kleval.checkpoints.Checkpoint` objects.
+    tasks: task names (a list or a comma-separated string; see `list_tasks()`).
+    Other settings mean what the `kleval eval` flags of the same name mean; extra keyword
+    arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2).
+    """
+    from kleval.run import EvalSpec
+    from kleval.run import evaluate as run_evaluate
+    from kleval.types import SamplingParams
+
+    spec = EvalSpec(
+        tasks=tuple(_names(tasks)),
+        sampling=SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed),
+        ks=(k,) if isinstance(k, int) else tuple(k), limit=limit, backend=backend,
+        backend_options=dict(backend_options), chunk_size=chunk_size or (512 if backend == "vllm" else 32),
+        data_dir=None if data_dir is None else str(data_dir), verify_timeout_s=verify_timeout,
+    )
+    study_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="kleval-study-"))
+    run_evaluate(resolve_checkpoints(checkpoints, tokenizer=tokenizer), spec, study_dir, progress=progress)
+    return load_results(study_dir)
+
+
+def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None) -> list:
+    """Checkpoint objects from paths/globs/run directories (Checkpoint objects pass through)."""
+    from kleval.checkpoints import Checkpoint, discover
+
+    items = [checkpoints] if isinstance(checkpoints, (str, os.PathLike, Checkpoint)) else list(checkpoints)
+    if not items:
+        raise ConfigError("no checkpoints given")
+    ready = [c for c in items if isinstance(c, Checkpoint)]
+    specs = [str(c) for c in items if not isinstance(c, Checkpoint)]
+    found = discover(specs, tokenizer=None if tokenizer is None else str(tokenizer)) if specs else []
+    return ready + found
+
+
+def load_results(study_dir: PathLike):
+    """The study's results (the rows of results.csv), recomputed from its logs.
+
+    `frame.attrs["study_dir"]` holds the study path. Only problems with all n samples graded
+    are counted, as in results.csv.
+    """
+    from kleval.results import collect_results
+
+    study_dir = Path(study_dir)
+    frame = collect_results(study_dir)
+    frame.attrs["study_dir"] = str(study_dir)
+    return frame
+
+
+def load_samples(study_dir: PathLike):
+    """One row per logged sample joined with its verdict: checkpoint, task, problem_id,
+    sample_index, prompt, completion, ..., correct, status, extracted, ... (status is None for
+    samples not graded yet)."""
+    import pandas as pd
+
+    study_dir = Path(study_dir)
+    header = layout.read_json(study_dir / layout.HEADER_FILE)
+    labels = [c["label"] for c in layout.read_json(study_dir / layout.CHECKPOINTS_FILE)]
+    rows = []
+    for label in labels:
+        for task in sorted(header["tasks"]):
+            scores = {(r["problem_id"], r["sample_index"]): r
+                      for r in layout.read_jsonl(layout.scores_path(study_dir, label, task))}
+            for sample in layout.read_jsonl(layout.samples_path(study_dir, label, task)):
+                verdict = scores.get((sample["problem_id"], sample["sample_index"]), {})
+                extra = {key: value for key, value in verdict.items() if key not in ("problem_id", "sample_index")}
+                rows.append({"checkpoint": label, "task": task, **sample, **extra})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame = frame.sort_values(["checkpoint", "task", "problem_id", "sample_index"], kind="stable")
+        frame = frame.reset_index(drop=True)
+    frame.attrs["study_dir"] = str(study_dir)
+    return frame
+
+
+def _names(tasks: str | Sequence[str]) -> list[str]:
+    names = [t.strip() for t in tasks.split(",")] if isinstance(tasks, str) else [str(t).strip() for t in tasks]
+    names = [t for t in names if t]
+    if not names:
+        raise ConfigError("no tasks given; see kleval.api.list_tasks()")
+    return names
