@@ -1,0 +1,31 @@
+"""`kleval gradcheck`: exact expected KL gradients of every configuration vs the theory."""
+from __future__ import annotations
+
+import argparse
+
+HELP = "check each KL configuration's expected gradient against the exact KL gradient (by enumeration)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--plot", metavar="FILE", help="write a plot of bias against sequence length")
+    parser.add_argument("--vocab", type=int, default=3, help="vocabulary size of the tabular policy")
+    parser.add_argument("--max-length", type=int, default=5, help="longest sequence length to enumerate")
+    parser.add_argument("--mc-samples", type=int, default=2000, help="Monte-Carlo samples per configuration")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from kleval.errors import ConfigError
+    from kleval.train.gradcheck import format_table, plot_bias, run_gradcheck
+
+    if args.vocab < 2 or args.max_length < 1 or args.vocab ** args.max_length > 200_000:
+        raise ConfigError("need vocab >= 2, max-length >= 1 and vocab**max-length <= 200000 sequences")
+    result = run_gradcheck(vocab=args.vocab, lengths=tuple(range(1, args.max_length + 1)),
+                           seed=args.seed, mc_samples=args.mc_samples)
+    if args.plot:
+        plot_bias(result, args.plot)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0 if result["all_passed"] else 1

@@ -1,0 +1,98 @@
+"""`kleval train`: RL fine-tuning with one explicit KL configuration (or export it to other trainers)."""
+from __future__ import annotations
+
+import argparse
+
+HELP = "RL-train with an explicit KL configuration (--tiny for the CPU arithmetic mode), or --export it"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", default="k3-loss",
+                        help="KL preset: none, k1-reward, k1-loss, k3-reward, k3-loss, k2-loss, k1-both, k3-both")
+    parser.add_argument("--beta", type=float, default=None, help="KL coefficient (tiny default 1.0)")
+    parser.add_argument("--estimator", choices=["k1", "k2", "k3", "none"], help="override the preset's estimator")
+    parser.add_argument("--placement", choices=["reward", "loss", "both"], help="override the preset's placement")
+    parser.add_argument("--granularity", choices=["token", "sequence"], help="estimator per token or per sequence")
+    parser.add_argument("--importance-weighting", choices=["none", "token", "sequence"])
+    parser.add_argument("--clamp", type=float, default=None, help="straight-through clamp of KL values")
+    parser.add_argument("--tiny", action="store_true", help="CPU tiny mode: synthetic arithmetic, tiny Llama")
+    parser.add_argument("--model", help="base (reference) model directory in Hugging Face format")
+    parser.add_argument("--task", help="training task spec name (tiny: arith_add_train)")
+    parser.add_argument("--out", help="run directory (resumes from its latest global_step_N)")
+    parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--algorithm", choices=["rloo", "grpo"])
+    parser.add_argument("--loss-aggregation",
+                        choices=["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm"])
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--prompts-per-step", type=int)
+    parser.add_argument("--samples-per-prompt", type=int)
+    parser.add_argument("--max-new-tokens", type=int)
+    parser.add_argument("--ppo-epochs", type=int, help="updates per rollout batch (off-policy when > 1)")
+    parser.add_argument("--staleness", type=int, help="train on rollouts from the policy N updates ago")
+    parser.add_argument("--save-every", type=int)
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
+    parser.add_argument("--rollout", choices=["tiny", "hf", "vllm"], help="rollout backend")
+    parser.add_argument("--device", help="cpu or cuda")
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 weights (GPU)")
+    parser.add_argument("--export", choices=["verl", "openrlhf", "trl"],
+                        help="print the other trainer's overrides for this configuration and exit")
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def _config(args):
+    from dataclasses import replace
+
+    from kleval.errors import ConfigError
+    from kleval.train.config import TrainConfig
+    from kleval.train.kl import preset
+    from kleval.train.tiny import DEFAULT_BETA, ensure_base, tiny_config
+
+    overrides = {key: value for key, value in {
+        "algorithm": args.algorithm, "loss_aggregation": args.loss_aggregation, "learning_rate": args.lr,
+        "prompts_per_step": args.prompts_per_step, "samples_per_prompt": args.samples_per_prompt,
+        "max_new_tokens": args.max_new_tokens, "ppo_epochs": args.ppo_epochs, "staleness": args.staleness,
+        "save_every": args.save_every, "threads": args.threads, "rollout_backend": args.rollout,
+        "device": args.device, "task": args.task, "steps": args.steps,
+    }.items() if value is not None}
+    if args.bf16:
+        overrides["dtype"] = "bfloat16"
+    if args.tiny:
+        base = ensure_base(args.model, progress=not args.no_progress) if not args.export else (args.model or "tiny-base")
+        beta = DEFAULT_BETA if args.beta is None else args.beta
+        config = tiny_config(args.preset, base_dir=base, beta=beta, seed=args.seed, steps=overrides.pop("steps", 300))
+        if "save_every" not in overrides:
+            overrides["save_every"] = max(config.steps // 3, 1)
+        config = config.with_overrides(**overrides)
+    else:
+        if not args.model and not args.export:
+            raise ConfigError("give --model DIR (a base checkpoint in Hugging Face format) or use --tiny")
+        config = TrainConfig(model=args.model or "", kl=preset(args.preset, beta=args.beta), preset=args.preset,
+                             seed=args.seed).with_overrides(**overrides)
+    kl_changes = {key: value for key, value in {
+        "estimator": args.estimator, "placement": args.placement, "granularity": args.granularity,
+        "importance_weighting": args.importance_weighting, "clamp": args.clamp}.items() if value is not None}
+    if kl_changes:
+        from kleval.train.kl import preset_name
+
+        kl = replace(config.kl, **kl_changes)
+        config = replace(config, kl=kl, preset=preset_name(kl))
+    return config
+
+
+def run(args: argparse.Namespace) -> int:
+    from kleval.errors import ConfigError
+
+    config = _config(args)
+    if args.export:
+        from kleval.train.export import export
+
+        print(export(config, args.export).render())
+        return 0
+    if not args.out:
+        raise ConfigError("give --out RUN_DIR (where step checkpoints and train_log.jsonl go)")
+    from kleval.train.loop import train
+
+    last = train(config, args.out, progress=not args.no_progress)
+    print(f"done: {last}")
+    return 0
