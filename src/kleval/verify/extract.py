@@ -95,3 +95,132 @@ def last_number(text: str) -> str | None:
     if not matches:
         return None
     return matches[-1].rstrip(",").rstrip(".") or None
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding the answer span in a whole completion, per policy.
+
+_ANSWER_PHRASE = re.compile(
+    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=)?\s*(?:\\?:)?\s*",
+    re.IGNORECASE,
+)
+_STRONG_PHRASE = re.compile(
+    r"(?:(?:final\s+answer|the\s+answer)\s*(?:is\s*:?|:|=)|(?<![A-Za-z])answer\s*:)\s*", re.IGNORECASE
+)
+_INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_TRAILING_JUNK = " \t\n.;:,!*"
+
+
+def _first_math(segment: str) -> str | None:
+    m = _INLINE_MATH.search(segment)
+    if not m:
+        return None
+    return next(g for g in m.groups() if g is not None).strip()
+
+
+def _clean_span(span: str) -> str:
+    span = span.strip()
+    for _ in range(3):
+        span = span.strip(_TRAILING_JUNK)
+        if span.startswith("**") and span.endswith("**"):
+            span = span[2:-2]
+    return span.strip()
+
+
+def answer_phrase(text: str) -> str | None:
+    """The answer after the last "final answer is" / "the answer is" / "Answer:" phrase, or None.
+
+    The span runs to the end of its line (or, when the phrase ends the line, the next line); math
+    delimiters inside it win over the surrounding words.
+    """
+    matches = list(_STRONG_PHRASE.finditer(text))
+    if not matches:
+        return None
+    rest = text[matches[-1].end() :]
+    lines = rest.split("\n")
+    segment = lines[0].strip().strip("*").strip()
+    if not segment and len(lines) > 1:
+        segment = next((line.strip() for line in lines[1:] if line.strip()), "")
+    if not segment:
+        return None
+    math = _first_math(segment)
+    if math is not None:
+        return _clean_span(math) or None
+    # Plain text answer: stop at the first sentence end ('. ' keeps decimals like 3.5 intact).
+    segment = re.split(r"\.\s|\.$", segment)[0]
+    return _clean_span(segment) or None
+
+
+def bold_final_line(text: str) -> str | None:
+    """A markdown-bold answer that is the whole last non-empty line (e.g. `**42**`), or None."""
+    lines = [line.strip() for line in text.strip().split("\n") if line.strip()]
+    if not lines:
+        return None
+    m = re.fullmatch(r"\*\*(.+?)\*\*\.?", lines[-1])
+    return _clean_span(m.group(1)) if m else None
+
+
+def find_math_answer(text: str) -> tuple[str | None, str]:
+    """The final-answer span of a math completion and how it was found ("boxed", "phrase", ...)."""
+    boxed = last_boxed(text)
+    if boxed is not None:
+        return boxed, "boxed"
+    phrase = answer_phrase(text)
+    if phrase is not None:
+        return phrase, "answer-phrase"
+    final = gsm8k_final(text)
+    if final is not None:
+        return final, "####"
+    bold = bold_final_line(text)
+    if bold is not None:
+        return bold, "bold-final-line"
+    return None, "no boxed answer, answer phrase, #### or bold final line"
+
+
+_GSM8K_A_LINE = re.compile(r"(?:^|\n)\s*A:\s*([^\n]+)\s*$")
+
+
+def find_gsm8k_answer(text: str) -> tuple[str | None, str]:
+    """GSM8K: `####`, boxed, answer phrase, a closing `A: x` line, then the last number in the text."""
+    for finder, how in ((gsm8k_final, "####"), (last_boxed, "boxed"), (answer_phrase, "answer-phrase")):
+        span = finder(text)
+        if span is not None:
+            return span, how
+    m = _GSM8K_A_LINE.search(text.rstrip())
+    if m:
+        return _clean_span(m.group(1)), "A:-line"
+    number = last_number(text)
+    if number is not None:
+        return number, "last-number"
+    return None, "no number in the completion"
+
+
+_CHOICE_PATTERNS = (
+    # the answer is (B) / answer: B / final answer is **B** / the correct option is B
+    r"(?:answer|option|choice)\s*(?:is|:)?\s*(?:option|choice)?\s*[:\s]*[\*\(\[\s]*\\?(?:text\{)?([{L}])\b",
+    r"choice_([{L}])\b",  # Mr-Ben's "Solution: Choice_B"
+)
+
+
+def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
+    """The chosen letter: boxed, then answer phrases, then the last `(X)` or `**X**` mentioned."""
+    boxed = last_boxed(text)
+    if boxed is not None:
+        m = re.fullmatch(rf"\s*(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)\s].*)?", boxed, re.DOTALL)
+        if m:
+            return m.group(1), "boxed"
+        return boxed, "boxed"
+    best: tuple[int, str, str] | None = None
+    for pattern in _CHOICE_PATTERNS:
+        for m in re.finditer(pattern.replace("{L}", letters), text, re.IGNORECASE):
+            letter = m.group(1).upper()
+            if letter in letters and (best is None or m.start() > best[0]):
+                best = (m.start(), letter, "answer-phrase")
+    if best is not None:
+        return best[1], best[2]
+    mentions = list(re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", text))
+    if mentions:
+        m = mentions[-1]
+        return (m.group(1) or m.group(2)), "last-mentioned"
+    return None, "no choice letter found"

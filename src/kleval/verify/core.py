@@ -1,0 +1,107 @@
+"""`verify()`: grade one completion against one gold answer, in process, deterministically.
+
+The pipeline is extract (policy decides where to look) -> normalize (string clean-up) ->
+canonicalize (structure + latex2sympy2_extended) -> compare (rules in kleval.verify.compare).
+Every outcome is a Verdict with a status, the extracted span, both canonical forms, the rule that
+decided and a one-line explanation. Wall-clock limits live in kleval.verify.pool, not here.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from kleval.types import AnswerKind, Status, Verdict
+from kleval.verify import extract
+from kleval.verify.canonical import Canon, ParseFailure, canonicalize
+from kleval.verify.compare import equal
+from kleval.verify.normalize import normalize_span, text_key
+from kleval.verify.policy import Policy, resolve_policy
+
+# Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
+VERIFIER_VERSION = "1.0.0"
+
+
+@functools.lru_cache(maxsize=65536)
+def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
+    """Golds repeat n times per problem (n samples); parse each once per worker."""
+    normalized = normalize_span(_gold_span(gold, policy), policy)
+    return normalized, canonicalize(normalized, policy)
+
+
+def _gold_span(gold: str, policy: Policy) -> str:
+    # A gold given as a whole solution (with \boxed) is reduced to its boxed answer.
+    boxed = extract.last_boxed(gold) if "\\boxed" in gold or "\\fbox" in gold else None
+    return boxed if boxed is not None else gold
+
+
+def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:
+    if policy.answer_is_whole_completion:
+        text = completion.strip()
+        return (text or None), "whole-completion"
+    if policy.choice_letters:
+        return extract.find_choice_answer(completion, policy.choice_letters)
+    if policy.allow_last_number:
+        return extract.find_gsm8k_answer(completion)
+    return extract.find_math_answer(completion)
+
+
+def _choice_letter(text: str, letters: str) -> str | None:
+    key = text_key(text, Policy()).upper().strip()
+    m = re.fullmatch(rf"\(?([{letters}])\)?(?:[.:)]\s*.*)?", key, re.DOTALL)
+    return m.group(1) if m else None
+
+
+def _verify_choice(gold: str, span: str, how: str, policy: Policy) -> Verdict:
+    gold_letter = _choice_letter(gold, policy.choice_letters)
+    if gold_letter is None:
+        return Verdict(Status.GOLD_ERROR, span, gold, None, "choice-letter",
+                       f"gold {gold!r} is not one of the letters {policy.choice_letters}")
+    pred_letter = _choice_letter(span, policy.choice_letters)
+    if pred_letter is None:
+        return Verdict(Status.PARSE_ERROR, span, gold_letter, None, "choice-letter",
+                       f"found {span!r} ({how}) but it is not a choice letter")
+    status = Status.CORRECT if pred_letter == gold_letter else Status.INCORRECT
+    return Verdict(status, span, gold_letter, pred_letter, "choice-letter",
+                   f"letter {pred_letter} ({how}) vs gold {gold_letter}")
+
+
+def verify(
+    *, gold: str, completion: str, kind: AnswerKind | str = "math", policy: str | Policy = "default"
+) -> Verdict:
+    """Grade `completion` against `gold`. Never executes model text; never raises on model text."""
+    kind_value = AnswerKind(kind).value
+    chosen = resolve_policy(policy, kind_value)
+    if not isinstance(gold, str) or not gold.strip():
+        return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
+    span, how = _find_span(completion or "", chosen)
+    if chosen.choice_letters:
+        if span is None:
+            return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)
+        return _verify_choice(gold, span, how, chosen)
+    try:
+        gold_normalized, gold_canon = _canonical_gold(gold, chosen)
+    except ParseFailure as exc:
+        return Verdict(Status.GOLD_ERROR, span, None, None, "gold", f"gold {gold!r} does not parse: {exc}")
+    if span is None:
+        return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
+    pred_normalized = normalize_span(span, chosen)
+    if pred_normalized == gold_normalized:
+        return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "normalized-string",
+                       f"answer ({how}) equals the gold after normalization")
+    try:
+        pred_canon = canonicalize(pred_normalized, chosen)
+    except ParseFailure as exc:
+        if text_key(pred_normalized, chosen) == text_key(gold_normalized, chosen):
+            return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "text",
+                           f"answer ({how}) equals the gold as text")
+        return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), None, "parse",
+                       f"answer {pred_normalized!r} ({how}) does not parse: {exc}")
+    try:
+        same, rule = equal(gold_canon, pred_canon, chosen)
+    except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
+        return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
+                       f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")
+    status = Status.CORRECT if same else Status.INCORRECT
+    verb = "equals" if same else "differs from"
+    return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,
+                   f"answer ({how}) {verb} the gold by rule {rule}")

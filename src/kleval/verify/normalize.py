@@ -1,0 +1,108 @@
+"""String-level clean-up of an answer span before it is parsed: LaTeX noise, units, separators.
+
+Everything here is regex work on short strings. It removes what never changes the value
+(`\\left`, `\\!`, `\\displaystyle`, `$`, `^\\circ`, trailing units) and leaves structure (brackets,
+commas, `\\cup`) for kleval.verify.canonical to interpret.
+"""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.policy import Policy
+
+_DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+
+_NOISE = re.compile(
+    r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\middle(?![a-zA-Z])|\\big[lr]?(?![a-zA-Z])|\\Big[lr]?(?![a-zA-Z])"
+    r"|\\displaystyle|\\textstyle|\\limits|\\!|\\,|\\;|\\:|\\quad|\\qquad"
+)
+_TEXT_COMMANDS = re.compile(r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mathit|mbox|operatorname)\s*\{")
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree")
+_UNIT_WORDS = (
+    r"(?:square|sq\.?|cubic|cu\.?)?\s*(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|inch(?:es)?|in|feet|foot|ft|"
+    r"yards?|yd|miles?|mi|mph|km/h|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
+    r"dollars?|cents?|pounds?|lbs?|ounces?|oz|grams?|g|kg|liters?|litres?|L|ml|mL|gallons?|degrees?|"
+    r"radians?|rad|people|persons?|students?|eggs?|apples?|boxes|times|ways|points?|percent|marbles|"
+    r"pages|books|cookies|games|tickets|cars|trees|cups|pieces|slices|hats|pairs|bottles|sheep|dogs|cats)"
+    r"(?:\^\{?[23]\}?|\^\{?-?1\}?)?"
+)
+_TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
+_TRAILING_TEXT_BLOCK = re.compile(r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{[^{}]*\}\s*(?:\^\{?[23]\}?)?\s*$")
+_SPACES = re.compile(r"\s+")
+
+
+def strip_delimiters(span: str) -> str:
+    """Remove one layer of surrounding `$...$`, `\\(...\\)`, `\\[...\\]` and trailing punctuation."""
+    span = span.strip().rstrip(".").strip()
+    for left, right in _DELIMITERS:
+        if span.startswith(left) and span.endswith(right) and len(span) >= len(left) + len(right):
+            span = span[len(left) : len(span) - len(right)].strip()
+            break
+    return span.strip().rstrip(".").strip()
+
+
+def unwrap_command(text: str, command_pattern: re.Pattern[str]) -> str:
+    """Replace `\\text{abc}` (and friends) by `abc`, braces matched, innermost content kept."""
+    out = []
+    i = 0
+    while True:
+        m = command_pattern.search(text, i)
+        if not m:
+            out.append(text[i:])
+            break
+        out.append(text[i : m.start()])
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        inner = text[m.end() : j - 1] if depth == 0 else text[m.end() :]
+        out.append(inner)
+        i = j
+    return "".join(out)
+
+
+def is_text_wrapped(span: str) -> bool:
+    """Whether the whole span is one `\\text{...}` block (a word answer such as `\\text{Evelyn}`)."""
+    m = _TEXT_COMMANDS.match(span)
+    if not m:
+        return False
+    depth, j = 1, m.end()
+    while j < len(span) and depth:
+        depth += {"{": 1, "}": -1}.get(span[j], 0)
+        j += 1
+    return depth == 0 and j == len(span)
+
+
+def normalize_span(span: str, policy: Policy) -> str:
+    """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
+    s = strip_delimiters(span)
+    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
+    s = s.replace("{,}", ",").replace("\\varnothing", "\\emptyset").replace("\\lbrace", "\\{")
+    s = s.replace("\\rbrace", "\\}").replace("\\lbrack", "[").replace("\\rbrack", "]")
+    s = s.replace("\\infin", "\\infty").replace("\\le ", "\\leq ").replace("\\ge ", "\\geq ")
+    s = s.replace("\\leqslant", "\\leq").replace("\\geqslant", "\\geq").replace("\\neq", "\\ne")
+    s = s.replace("−", "-").replace("∞", "\\infty").replace("×", "\\times").replace("π", "\\pi")
+    s = s.replace("\\%", "%").replace("\\$", "$")
+    s = _NOISE.sub("", s)
+    if policy.strip_units:
+        s = _DEGREES.sub("", s)
+        s = s.replace("$", "")
+        if not is_text_wrapped(s):
+            for _ in range(2):
+                s = _TRAILING_TEXT_BLOCK.sub("", s).strip()
+                s = _TRAILING_UNIT.sub("", s).strip()
+    if policy.percent_equals_number:
+        s = re.sub(r"(?<=[\d}])\s*%$", "", s.strip())
+    s = re.sub(r"(?<!\\)\\ ", " ", s).replace("~", " ")
+    s = _SPACES.sub(" ", s).strip()
+    return s.strip().rstrip(".").strip()
+
+
+def text_key(span: str, policy: Policy) -> str:
+    """A comparison key for word answers: text commands unwrapped, case folded, punctuation trimmed."""
+    s = unwrap_command(span, _TEXT_COMMANDS)
+    s = s.replace("\\", " ").replace("{", " ").replace("}", " ").replace("$", " ")
+    s = _SPACES.sub(" ", s).strip().strip(".").strip()
+    if s.startswith("(") and s.endswith(")") and len(s) <= 3:
+        s = s[1:-1]  # "(C)" is the letter C
+    return s if policy.case_sensitive_text else s.lower()

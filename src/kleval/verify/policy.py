@@ -1,0 +1,56 @@
+"""Named grading policies: the choices that are matters of convention, made explicit and recorded.
+
+A policy never changes *how* an answer is parsed, only which answers count as equal (tolerance,
+percent, units, inequality vs interval) and where the answer is looked for (boxed, last number,
+the whole completion). docs/verifier.md documents every preset.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+CommaRule = Literal["thousands-when-grouped", "thousands", "list"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How to extract and compare one kind of answer. Frozen: a policy is part of a verdict's identity."""
+
+    name: str = "default"
+    # Where the answer is looked for.
+    answer_is_whole_completion: bool = False  # synthetic tasks: the stripped completion is the answer
+    allow_last_number: bool = False  # GSM8K rule: fall back to the last number in the text
+    choice_letters: str = ""  # non-empty: a multiple-choice policy over these letters
+    # How numbers compare.
+    relative_tolerance: float = 0.0  # 0 means exact (1/3 != 0.333); e.g. 1e-6 for float answers
+    comma: CommaRule = "thousands-when-grouped"  # 1,000 is a number; "1, 2" and "1,2" are lists
+    percent_equals_number: bool = True  # 10\% == 10 (the sign is dropped, never scaled to 0.1)
+    percent_scaling: bool = False  # also accept 10\% == 0.1 (Qwen-style; off: a source of false accepts)
+    strip_units: bool = True  # 5\text{ cm} == 5, 30^\circ == 30, \$18 == 18
+    inequality_equals_interval: bool = True  # x \le 3 == (-\infty, 3]
+    equation_rhs: bool = True  # x = 3 == 3 when one side is a bare variable
+    unordered_lists: bool = True  # "all solutions" lists "1, 2" == "2, 1" (tuples in parens stay ordered)
+    case_sensitive_text: bool = False  # \text{Yes} == yes
+
+    def with_(self, **changes) -> "Policy":
+        """A copy with some fields changed (e.g. a task that wants a tolerance)."""
+        return replace(self, **changes)
+
+
+PRESETS: dict[str, Policy] = {
+    "default": Policy(),
+    "gsm8k": Policy(name="gsm8k", allow_last_number=True, comma="thousands"),
+    "choice": Policy(name="choice", choice_letters="ABCDEFGHIJ"),
+    "exact": Policy(name="exact", answer_is_whole_completion=True, comma="thousands", strip_units=False),
+}
+
+
+def resolve_policy(policy: "str | Policy", kind: str) -> Policy:
+    """The Policy object for a name or object. `default` with a choice kind means the choice preset."""
+    if isinstance(policy, Policy):
+        return policy
+    if policy not in PRESETS:
+        raise ValueError(f"unknown verifier policy {policy!r}; known: {', '.join(sorted(PRESETS))}")
+    if policy == "default" and kind == "choice":
+        return PRESETS["choice"]
+    return PRESETS[policy]
