@@ -32,7 +32,7 @@ def task_result(study: Path, label: str, task: str, n: int, ks: list[int]) -> di
     ids = sorted(done)
     correct = np.array([[v["correct"] for _, v in done[pid]] for pid in ids], dtype=bool)
     answers = [[_answer(v) for _, v in done[pid]] for pid in ids]
-    row: dict[str, Any] = summarize(correct, answers, [k for k in ks if k <= n])
+    row: dict[str, Any] = summarize(correct, answers, ks)
     pairs = [sv for pid in ids for sv in done[pid]]
     for status in _RATE_STATUSES:
         row[f"{status}_rate"] = sum(v["status"] == status for _, v in pairs) / len(pairs)
