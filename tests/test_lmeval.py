@@ -99,6 +99,7 @@ def _lm_eval_samples(results_dir: Path, task: str) -> list[dict]:
 
 @pytest.mark.slow
 def test_lm_eval_runs_offline_and_agrees_with_kleval(tmp_path, tiny_checkpoint, data_dir):
+    pytest.importorskip("accelerate")  # lm-eval's hf model imports it
     tasks = ["math500", "gsm8k", "mmlu_college_physics"]
     out = tmp_path / "lm"
     _export(out, data_dir, "--tasks", ",".join(tasks), "--n", "2", "--k", "1,2", "--temperature", "1.0",
