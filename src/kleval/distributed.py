@@ -15,6 +15,7 @@ Ray is optional (`pip install 'kleval[ray]'`) and imported only here, inside fun
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,7 +114,7 @@ def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, a
         if todo:
             started_here = not ray.is_initialized()
             if started_here:
-                ray.init(address=address, log_to_driver=progress)
+                _connect(ray, address, progress)
             try:
                 failures = _run_on_ray(ray, todo, spec, out, gpus_per_job, cpus_per_job, progress)
             finally:
@@ -126,11 +127,26 @@ def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, a
     return results
 
 
+# Settings a worker on another node would otherwise not see (they live in the driver's environment).
+FORWARDED_ENV = ("KLEVAL_DATA_DIR", "KLEVAL_TASKS_DIR", "HF_HOME", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
+                 "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "KLEVAL_VERIFY_TIMEOUT")
+
+
+def _connect(ray, address: str | None, progress: bool) -> None:
+    try:
+        ray.init(address=address, log_to_driver=progress)
+    except ConnectionError as exc:
+        raise ConfigError(f"could not connect to the Ray cluster at {address!r} ({exc}); check --ray-address "
+                          "or start one with `ray start --head`") from None
+
+
 def _run_on_ray(ray, jobs: list[Job], spec, out: Path, gpus_per_job, cpus_per_job, progress) -> list[str]:
     """Run the jobs, reporting each as it ends; return a line per failed job."""
     if gpus_per_job is None:
         gpus_per_job = 1 if ray.cluster_resources().get("GPU", 0) > 0 else 0
-    remote = ray.remote(num_cpus=cpus_per_job, num_gpus=gpus_per_job, max_retries=0)(run_job)
+    env = {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
+    remote = ray.remote(num_cpus=cpus_per_job, num_gpus=gpus_per_job, max_retries=0,
+                        runtime_env={"env_vars": env} if env else None)(run_job)
     pending = {remote.remote(job.checkpoint, job.task, spec, str(out.resolve())): job for job in jobs}
     failures: list[str] = []
     finished = 0
