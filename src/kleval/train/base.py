@@ -59,6 +59,9 @@ def build_tiny_base(out_dir: str | Path, *, steps: int = 2000, batch_size: int =
     torch.manual_seed(seed)
     rng = random.Random(seed)
     tokenizer = make_tokenizer(alphabet=ALPHABET)
+    # The chat markers are in every kleval.tiny vocabulary; marking them special (same ids) makes
+    # decoding with skip_special_tokens drop them, in training rollouts and in evaluation alike.
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<|user|>", "<|assistant|>"]})
     model = make_model(tokenizer, seed=seed, **MODEL_SHAPE)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)

@@ -51,6 +51,7 @@ class TrainConfig:
     log_every: int = 1
     grad_norm_split_every: int = 10  # steps between separate policy / KL gradient norms (costs a backward)
     dtype: str = "float32"  # "bfloat16" on GPU
+    attention: str = "sdpa"  # transformers attn_implementation; "eager" is faster for the tiny model
     device: str = "cpu"
     threads: int = 1  # torch intra-op threads on CPU (1 lets two runs share 2 cores)
 

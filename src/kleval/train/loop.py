@@ -70,8 +70,9 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     task = task or load_task(config.task)
     problems = task.problems()
     tokenizer = AutoTokenizer.from_pretrained(config.model)
-    policy = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(config.device)
-    reference = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype).to(config.device).eval()
+    load = dict(dtype=dtype, attn_implementation=config.attention)
+    policy = AutoModelForCausalLM.from_pretrained(config.model, **load).to(config.device)
+    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).to(config.device).eval()
     reference.requires_grad_(False)
     policy.train()
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, betas=config.adam_betas,
@@ -85,11 +86,17 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     if resumable is not None:
         start_step, step_dir = resumable
         state = ckpt.load_trainer_state(step_dir)
-        policy.load_state_dict(AutoModelForCausalLM.from_pretrained(step_dir, dtype=dtype).state_dict())
+        policy.load_state_dict(AutoModelForCausalLM.from_pretrained(step_dir, **load).state_dict())
         optimizer.load_state_dict(state["optimizer"])
         prompt_rng.setstate(state["prompt_rng"])
         sampler.set_state(state["sampler"])
         torch.set_rng_state(state["torch_rng"])
+    engine = None
+    if config.rollout_backend == "vllm":  # GPU only; untested on GPU (see vllm_rollout.py)
+        from kleval.train.vllm_rollout import VLLMRollout
+
+        engine = VLLMRollout(config.model, seed=config.seed)
+        engine.push_weights(policy)
     logger = StepLogger(run_dir, resume_step=start_step)
     rollout_queue: deque = deque()  # batches waiting to be trained on (off-policy staleness)
     max_length = config.max_new_tokens
@@ -97,11 +104,15 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
 
     def make_rollout():
         chosen = [prompt_rng.choice(problems) for _ in range(config.prompts_per_step)]
-        policy.eval()
-        batch = sample(config.rollout_backend, policy, tokenizer, [task.prompt(p) for p in chosen],
-                       samples_per_prompt=config.samples_per_prompt, max_new_tokens=config.max_new_tokens,
-                       temperature=config.temperature, generator=sampler)
-        policy.train()
+        sampling = dict(samples_per_prompt=config.samples_per_prompt, max_new_tokens=config.max_new_tokens,
+                        temperature=config.temperature)
+        if engine is not None:
+            batch = engine.sample(tokenizer, [task.prompt(p) for p in chosen], seed=prompt_rng.randrange(2**31), **sampling)
+        else:
+            policy.eval()
+            batch = sample(config.rollout_backend, policy, tokenizer, [task.prompt(p) for p in chosen],
+                           generator=sampler, **sampling)
+            policy.train()
         rewards = torch.tensor([task.reward(chosen[i], text) for i, text in zip(batch.prompt_index, batch.texts)],
                                dtype=torch.float32, device=config.device)  # [B]
         old_logprobs = None
@@ -109,7 +120,13 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             with torch.no_grad():
                 old_logprobs = _gather(torch.log_softmax(response_logits(policy, batch, config.temperature), -1),
                                        batch.response_ids)
-        return batch, rewards, old_logprobs
+        # For "exact" tasks a reward for anything but the gold string means the grader accepted an
+        # expression or a variant ("85+46" for 131): a reward hack worth seeing in the logs.
+        loose = None
+        if task.policy == "exact":
+            rewarded = [(chosen[i], text) for i, text, r in zip(batch.prompt_index, batch.texts, rewards.tolist()) if r > 0]
+            loose = sum(text.strip() != p.gold for p, text in rewarded) / max(len(rewarded), 1)
+        return batch, rewards, old_logprobs, loose
 
     bar = range(start_step + 1, config.steps + 1)
     if progress:
@@ -118,11 +135,11 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         bar = tqdm(bar, initial=start_step, total=config.steps, desc=f"train {config.preset or 'custom'}", unit="step")
     last_dir = None
     for step in bar:
-        step_started = time.time()
+        step_started, step_cpu_started = time.time(), time.process_time()
         # -- 1-2. rollouts and rewards (a pipeline `staleness` batches deep) --------------------
         while len(rollout_queue) < config.staleness + 1:
             rollout_queue.append(make_rollout())
-        batch, rewards, old_logprobs = rollout_queue.popleft()
+        batch, rewards, old_logprobs, loose_reward_rate = rollout_queue.popleft()
         mask = batch.response_mask.to(torch.float32)  # [B, T]
         with torch.no_grad():
             ref_full = torch.log_softmax(response_logits(reference, batch, config.temperature), -1)  # [B, T, V]
@@ -161,6 +178,10 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
                 terms.total.backward()
             grad_norm = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm))
             optimizer.step()
+        if engine is not None:  # the engine must sample from the policy just trained
+            engine.push_weights(policy)
+            if step % config.save_every == 1:
+                engine.check_logprobs(policy, tokenizer, task.prompt(problems[0]))
 
         # -- 6. log and save ---------------------------------------------------------------------------
         lengths = mask.sum(-1)
@@ -169,6 +190,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             "reward": float(rewards.mean()),
             "accuracy": float((rewards >= 1.0).float().mean()),
             "shaped_reward": float(shaped_rewards.mean()),
+            "rewarded_not_gold_string": loose_reward_rate,
             "response_length": float(lengths.mean()),
             "truncation_rate": float(batch.truncated.float().mean()),
             **stats,
@@ -182,6 +204,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             "importance_weight_max": terms.importance_weight_max,
             "clip_fraction": terms.clip_fraction,
             "step_seconds": time.time() - step_started,
+            "step_cpu_seconds": time.process_time() - step_cpu_started,  # robust to other load on the machine
             "time": time.time() - started,
         }
         if step % config.log_every == 0 or step == config.steps:

@@ -38,6 +38,7 @@ def tiny_config(preset_name: str, *, base_dir: str | Path, beta: float = DEFAULT
         seed=seed,
         threads=1,
         rollout_backend="tiny",
+        attention="eager",
     ).with_overrides(**overrides)
 
 
@@ -65,3 +66,32 @@ def train_tiny(preset_name: str, out_dir: str | Path, *, steps: int = 300, seed:
     base = ensure_base(base_dir)
     config = tiny_config(preset_name, base_dir=base, beta=beta, steps=steps, seed=seed, **overrides)
     return train(config, out_dir, progress=progress)
+
+
+def _sweep_worker(job: tuple) -> tuple[str, int, str, float]:
+    import time
+
+    preset_name, seed, out_dir, steps, base_dir, beta = job
+    started = time.time()
+    train_tiny(preset_name, out_dir, steps=steps, seed=seed, base_dir=base_dir, beta=beta)
+    return preset_name, seed, str(out_dir), time.time() - started
+
+
+def train_sweep(presets, seeds, out_root: str | Path, *, steps: int = 300, base_dir: str | Path | None = None,
+                beta: float = DEFAULT_BETA, workers: int = 2) -> list[dict]:
+    """Train every preset x seed into out_root/<preset>-s<seed>/, `workers` single-threaded runs at once.
+
+    Returns one dict per run: preset, seed, run_dir, seconds. Runs already complete are resumed
+    (and so finish at once).
+    """
+    import multiprocessing
+
+    base = ensure_base(base_dir)
+    jobs = [(name, seed, str(Path(out_root) / f"{name}-s{seed}"), steps, str(base), beta)
+            for seed in seeds for name in presets]
+    if workers <= 1:
+        results = [_sweep_worker(job) for job in jobs]
+    else:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            results = pool.map(_sweep_worker, jobs, chunksize=1)
+    return [{"preset": p, "seed": s, "run_dir": d, "seconds": t} for p, s, d, t in results]
