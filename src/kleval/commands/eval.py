@@ -51,6 +51,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
     p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--ray", action="store_true",
+                   help="run each checkpoint x task as a Ray job (pip install 'kleval[ray]'); see docs/integrations.md")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="existing Ray cluster (e.g. auto, ray://head:10001); default: start a local Ray")
+    p.add_argument("--gpus-per-job", type=float, default=None,
+                   help="GPUs per Ray job (default 1 when the cluster has GPUs, else 0)")
 
 
 def resolve_settings(args: argparse.Namespace) -> dict:
@@ -106,7 +112,13 @@ def run(args: argparse.Namespace) -> int:
         data_dir=s["data_dir"], verify_timeout_s=s["verify_timeout"],
     )
     checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
-    results = evaluate(checkpoints, spec, Path(s["out"]), progress=not args.no_progress)
+    if args.ray:
+        from kleval.distributed import evaluate_distributed
+
+        results = evaluate_distributed(checkpoints, spec, Path(s["out"]), address=args.ray_address,
+                                       gpus_per_job=args.gpus_per_job, progress=not args.no_progress)
+    else:
+        results = evaluate(checkpoints, spec, Path(s["out"]), progress=not args.no_progress)
     print((results.parent / "table.md").read_text(encoding="utf-8"))
     print(f"study written to {results.parent} (results.csv, table.md, samples/, scores/)")
     return 0
