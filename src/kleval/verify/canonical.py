@@ -199,6 +199,22 @@ def _simplify_relation_text(s: str) -> str:
     return s
 
 
+_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?)?(?:\([^()=]*\))?"
+_NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))$")
+
+
+def _drop_named_lhs(s: str) -> str:
+    """`x = 3` -> `3`, `(b,c) = (6,5)` -> `(6,5)`, `f(n) = n` -> `n`: the left side only names the answer."""
+    depths = _scan_brackets(s)
+    cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")]
+    if len(cuts) != 1:
+        return s
+    lhs, rhs = s[: cuts[0]].strip(), s[cuts[0] + 1 :].strip()
+    if rhs and _NAMED_LHS.match(lhs):
+        return rhs
+    return s
+
+
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
     s = s.strip()
@@ -215,6 +231,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if policy.comma == "thousands" and re.fullmatch(r"[-+]?\d[\d,]*(?:\.\d+)?", s):
         return Canon("number", _fast_number(s.replace(",", "")), s)
     s = _split_words(s)
+    if policy.equation_rhs:
+        s = _drop_named_lhs(s)
+    s = _simplify_relation_text(s)
 
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
     if len(union_parts) > 1 and all(union_parts):
@@ -231,10 +250,12 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         if opener == "(" and body:
             return canonicalize(body, policy)
     parts = split_top_level(s)
+    parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
     if len(parts) > 1:
-        if not all(parts):
-            raise ParseFailure("empty element in a list")
         return Canon("list", tuple(canonicalize(p, policy) for p in parts), s)
+    if not parts:
+        raise ParseFailure("only separators, no answer")
+    s = parts[0]
 
     base = _BASE_RE.match(s)
     if base and not base.group(1).isalpha():
@@ -261,6 +282,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     import sympy
 
     expr = _exactify(_latex_to_sympy(s))
+    if isinstance(expr, sympy.FiniteSet):  # what the parser makes of 1 \pm \sqrt{19}
+        members = tuple(_exactify(m) for m in expr.args)
+        return Canon("list", tuple(Canon("number" if m.is_number else "expr", m, s) for m in members), s)
     if isinstance(expr, (sympy.Set, sympy.Tuple)) or not isinstance(expr, sympy.Basic):
         raise ParseFailure(f"unexpected structure from the LaTeX parser: {type(expr).__name__}")
     if isinstance(expr, sympy.core.relational.Relational) or isinstance(expr, (sympy.And, sympy.Or)):

@@ -113,10 +113,12 @@ def _match_ordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -
 
 
 def _rhs_if_assignment(c: Canon) -> Canon | None:
-    """`x = 3` -> the Canon of `3` when the left side is a bare symbol."""
+    """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the right is a number."""
     import sympy
 
-    if c.kind == "relation" and isinstance(c.value, sympy.Eq) and isinstance(c.value.lhs, sympy.Symbol):
+    if c.kind == "relation" and isinstance(c.value, sympy.Eq) and (
+        isinstance(c.value.lhs, sympy.Symbol) or c.value.rhs.is_number
+    ):
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
     return None

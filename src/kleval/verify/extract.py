@@ -100,15 +100,10 @@ def last_number(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Finding the answer span in a whole completion, per policy.
 
-_ANSWER_PHRASE = re.compile(
-    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=)?\s*(?:\\?:)?\s*",
-    re.IGNORECASE,
-)
 _STRONG_PHRASE = re.compile(
     r"(?:(?:final\s+answer|the\s+answer)\s*(?:is\s*:?|:|=)|(?<![A-Za-z])answer\s*:)\s*", re.IGNORECASE
 )
 _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
 _TRAILING_JUNK = " \t\n.;:,!*"
 
 
@@ -175,7 +170,43 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     bold = bold_final_line(text)
     if bold is not None:
         return bold, "bold-final-line"
-    return None, "no boxed answer, answer phrase, #### or bold final line"
+    conclusion = conclusion_sentence(text)
+    if conclusion is not None:
+        return conclusion, "conclusion-sentence"
+    return None, "no boxed answer, answer phrase, ####, bold final line or concluding sentence"
+
+
+_CONCLUSION = re.compile(
+    r"(?:^|[.\n]\s*)(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently)\b[^\n]*?"
+    r"(?:\bis|\bare|\bequals|\bbe|=|:)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_LEADING_NUMBER = re.compile(r"^-?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?")
+
+
+def conclusion_sentence(text: str) -> str | None:
+    """The value stated by a closing "Therefore, ... is X." sentence in the last paragraph.
+
+    Only the final paragraph is read (a conclusion, not a stray number mid-solution); the span is
+    the first math block after the last "is"/"="/":", else a leading number, else the words up to
+    the sentence end.
+    """
+    tail = text.rstrip()[-600:]
+    paragraph = tail.split("\n\n")[-1]
+    matches = list(_CONCLUSION.finditer(paragraph))
+    if not matches:
+        return None
+    rest = paragraph[matches[-1].end() :]
+    rest = re.split(r"\.\s|\.$|\n", rest.strip())[0].strip()
+    math = _first_math(rest)
+    if math is not None and rest.find("$") <= 3 and rest.find("\\(") <= 3:
+        # the math block opens the clause, e.g. "is \(45\)" (not "is the value of $x$ when ...")
+        return _clean_span(math) or None
+    rest = rest.replace("**", "").strip()
+    number = _LEADING_NUMBER.match(rest)
+    if number:
+        return number.group(0)
+    return None
 
 
 _GSM8K_A_LINE = re.compile(r"(?:^|\n)\s*A:\s*([^\n]+)\s*$")
@@ -186,6 +217,8 @@ def find_gsm8k_answer(text: str) -> tuple[str | None, str]:
     for finder, how in ((gsm8k_final, "####"), (last_boxed, "boxed"), (answer_phrase, "answer-phrase")):
         span = finder(text)
         if span is not None:
+            if re.search(r"[A-Za-z]{3,}", span.replace("\\frac", "")) and last_number(span) is not None:
+                return last_number(span), how + "/last-number-in-span"  # "Verna received $7.00 in change"
             return span, how
     m = _GSM8K_A_LINE.search(text.rstrip())
     if m:
@@ -218,6 +251,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
             if letter in letters and (best is None or m.start() > best[0]):
                 best = (m.start(), letter, "answer-phrase")
     if best is not None:
+        phrases = [m.group(1).upper() for m in re.finditer(_CHOICE_PATTERNS[0].replace("{L}", letters), text, re.IGNORECASE)]
+        if len(phrases) >= 4 and len(set(phrases[-4:])) >= 3:
+            return None, f"conflicting answers {phrases[-4:]} (a repetition loop), not graded as a guess"
         return best[1], best[2]
     mentions = list(re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", text))
     if mentions:

@@ -31,6 +31,28 @@ _TRAILING_TEXT_BLOCK = re.compile(r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{[^{}]*\
 _SPACES = re.compile(r"\s+")
 
 
+_SHORT_FRAC = re.compile(
+    r"\\frac\s*(\d|\\[a-zA-Z]+|[a-zA-Z])\s*(\d|[a-zA-Z])|\\frac\s*(\d|\\[a-zA-Z]+)\s*(?=\{)|\\frac\s*(\{[^{}]*\})\s*(\d)"
+)
+_SHORT_SQRT = re.compile(r"\\sqrt\s*(\d|[a-zA-Z](?![a-zA-Z]))")
+
+
+def _fix_short_commands(s: str) -> str:
+    """`\\frac12` -> `\\frac{1}{2}`, `\\frac1{10}`, `\\frac{8\\pi}5`, `\\sqrt3` -> `\\sqrt{3}` (TeX's one-token arguments)."""
+    def frac(m: re.Match) -> str:
+        if m.group(1):
+            return "\\frac{" + m.group(1) + "}{" + m.group(2) + "}"
+        if m.group(3):
+            return "\\frac{" + m.group(3) + "}"
+        return "\\frac" + m.group(4) + "{" + m.group(5) + "}"
+
+    if "\\frac" in s:
+        s = _SHORT_FRAC.sub(frac, s)
+    if "\\sqrt" in s:
+        s = _SHORT_SQRT.sub(lambda m: "\\sqrt{" + m.group(1) + "}", s)
+    return s
+
+
 def strip_delimiters(span: str) -> str:
     """Remove one layer of surrounding `$...$`, `\\(...\\)`, `\\[...\\]` and trailing punctuation."""
     span = span.strip().rstrip(".").strip()
@@ -83,6 +105,11 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = s.replace("\\leqslant", "\\leq").replace("\\geqslant", "\\geq").replace("\\neq", "\\ne")
     s = s.replace("−", "-").replace("∞", "\\infty").replace("×", "\\times").replace("π", "\\pi")
     s = s.replace("\\%", "%").replace("\\$", "$")
+    s = _fix_short_commands(s)
+    s = re.sub(r"(?<=\d),\\!\s*(?=\d{3})", "", s)  # MATH writes thousands as 5,\!525
+    s = re.sub(r"\\phantom\s*(?:\{[^{}]*\}|\S)", "", s)  # invisible alignment characters
+    s = re.sub(r"^(?:\\approx|\\sim|=)\s*", "", s.strip())  # "\approx 8.24": the value is what follows
+    s = re.sub(r"(?<!\\)\\ ", " ", s)
     s = _NOISE.sub("", s)
     if policy.strip_units:
         s = _DEGREES.sub("", s)

@@ -1,0 +1,77 @@
+"""`kleval verify --input IN.jsonl --output OUT.jsonl`: grade (gold, completion) rows from a file.
+
+Each input row holds `gold`, `completion`, optional `kind` (math|number|choice, default math)
+and optional `policy` (default|gsm8k|choice|exact). Each output row repeats the input and adds
+`correct`, `status`, `extracted` and the rest of the verdict (canonical forms, rule, explanation).
+"""
+from __future__ import annotations
+
+import argparse
+
+NAME = "verify"
+HELP = "grade gold/completion pairs from a JSONL file with the answer verifier"
+KINDS = ("math", "number", "choice")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--input", required=True, help="JSONL with gold, completion, optional kind and policy")
+    parser.add_argument("--output", required=True, help="JSONL to write: the input rows plus verdict fields")
+    parser.add_argument("--workers", type=int, default=2, help="verifier processes (default 2)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="per-item wall-clock limit in seconds")
+
+
+def read_items(path: str) -> tuple[list[dict], list]:
+    """Rows and VerifyItems; a malformed row raises DataError naming the file and line."""
+    import json
+
+    from kleval.errors import DataError
+    from kleval.verify.policy import PRESETS
+    from kleval.verify.pool import VerifyItem
+
+    rows, items = [], []
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror}; pass an existing JSONL file to --input") from exc
+    with handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{where}: not valid JSON ({exc.msg}); each line must be one JSON object") from exc
+            if not isinstance(row, dict):
+                raise DataError(f"{where}: expected a JSON object with gold and completion")
+            for key in ("gold", "completion"):
+                if not isinstance(row.get(key), str):
+                    raise DataError(f"{where}: field {key!r} is missing or not a string")
+            kind = row.get("kind") or "math"
+            if kind not in KINDS:
+                raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+            policy = row.get("policy") or "default"
+            if policy not in PRESETS:
+                raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
+            rows.append(row)
+            items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
+    return rows, items
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from kleval.verify.pool import VerifierPool
+
+    rows, items = read_items(args.input)
+    with VerifierPool(workers=args.workers, timeout_s=args.timeout) as pool:
+        verdicts = pool.map(items)
+    temporary = args.output + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as out:
+        for row, verdict in zip(rows, verdicts):
+            out.write(json.dumps({**row, **verdict.to_dict()}, ensure_ascii=False) + "\n")
+    os.replace(temporary, args.output)  # never leave a half-written output
+    correct = sum(v.correct for v in verdicts)
+    print(f"{correct}/{len(verdicts)} correct; wrote {args.output}")
+    return 0

@@ -1,0 +1,83 @@
+"""verify(): policies, explained verdicts, injection strings, pathological inputs, gold errors."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kleval.types import Status
+from kleval.verify import PRESETS, Policy, verify
+
+INJECTIONS = [
+    "__import__('os').system('touch {marker}')",
+    "eval(\"__import__('os').system('touch {marker}')\")",
+    "exec('open(\"{marker}\", \"w\")')",
+    "lambda: __import__('os').system('touch {marker}')",
+    "().__class__.__bases__[0].__subclasses__()",
+]
+
+
+@pytest.mark.parametrize("template", INJECTIONS)
+@pytest.mark.parametrize("wrap", ["\\boxed{{{}}}", "The answer is {}", "{}"])
+def test_injection_strings_execute_nothing(tmp_path, template, wrap):
+    marker = tmp_path / "pwned"
+    payload = template.format(marker=marker)
+    for policy in ("default", "gsm8k", "exact"):
+        verdict = verify(gold="987654321", completion=wrap.format(payload), policy=policy)
+        assert verdict.status is not Status.CORRECT
+    verify(gold=payload, completion="\\boxed{2}")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["9^{9^{9^{9}}}", "10^{10^{10}}", "2^{999999999}", "100000000!", "(" * 400 + "1" + ")" * 400,
+     "1" * 20000, "\\frac{" * 60 + "1" + "}{2}" * 60, "x^{" * 50 + "2" + "}" * 50, "\\sqrt{" * 200 + "2" + "}" * 200],
+)
+def test_pathological_inputs_return_quickly(answer):
+    start = time.perf_counter()
+    verdict = verify(gold="3", completion=f"\\boxed{{{answer}}}")
+    assert time.perf_counter() - start < 5
+    assert verdict.status is not Status.CORRECT
+
+
+def test_huge_values_compare_as_strings():
+    verdict = verify(gold="2^{99999}", completion="\\boxed{2^{99999}}")
+    assert verdict.correct
+    assert not verify(gold="2^{99999}", completion="\\boxed{2^{99998}}").correct
+
+
+def test_verdict_is_explained():
+    verdict = verify(gold="\\frac{1}{2}", completion="so \\boxed{0.5}")
+    assert verdict.correct
+    assert verdict.extracted == "0.5"
+    assert verdict.gold_canonical == "1/2" and verdict.pred_canonical == "1/2"
+    assert verdict.rule and "boxed" in verdict.explanation
+
+
+def test_statuses():
+    assert verify(gold="3", completion="no answer").status is Status.NO_ANSWER
+    assert verify(gold="", completion="\\boxed{3}").status is Status.GOLD_ERROR
+    assert verify(gold="\\frac{", completion="\\boxed{3}").status is Status.GOLD_ERROR
+    assert verify(gold="3", completion="\\boxed{\\frac{}{}}").status is Status.PARSE_ERROR
+    assert verify(gold="Q", completion="The answer is (B)", kind="choice").status is Status.GOLD_ERROR
+
+
+def test_policies_differ_where_documented():
+    assert verify(gold="46", completion="46", policy="exact").correct
+    assert not verify(gold="46", completion="the result is 46", policy="exact").correct
+    assert verify(gold="46", completion="so we get 46 apples", policy="gsm8k").correct
+    assert verify(gold="46", completion="so we get 46 apples", policy="default").status is Status.NO_ANSWER
+    assert verify(gold="B", completion="**B**", kind="choice").correct
+    assert verify(gold="B", completion="\\boxed{B}", kind="choice", policy="choice").correct
+    assert verify(gold="1,234", completion="#### 1234", policy="gsm8k").correct
+    tolerant = Policy(name="tol", relative_tolerance=1e-3)
+    assert verify(gold="\\pi", completion="\\boxed{3.1416}", policy=tolerant).correct
+    assert not verify(gold="\\pi", completion="\\boxed{3.1416}").correct
+    scaled = PRESETS["default"].with_(name="pct", percent_scaling=True)
+    assert verify(gold="10\\%", completion="\\boxed{0.1}", policy=scaled).correct
+
+
+def test_unknown_policy_is_an_error():
+    with pytest.raises(ValueError, match="unknown verifier policy"):
+        verify(gold="1", completion="1", policy="nope")
