@@ -1,0 +1,25 @@
+"""`kleval demo`: the embedded default study (train every KL preset on CPU, evaluate, report)."""
+from __future__ import annotations
+
+import argparse
+
+HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and report (make demo)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="reports/demo", help="output directory (default reports/demo)")
+    p.add_argument("--steps", type=int, default=200, help="RL steps per run (default 200)")
+    p.add_argument("--seeds", type=int, default=2, help="seeds per preset (default 2)")
+    p.add_argument("--presets", default=None, help="comma-separated presets (default: the paper's six)")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kleval.demo import PRESETS, DemoSettings, run_demo
+
+    presets = tuple(p.strip() for p in args.presets.split(",")) if args.presets else PRESETS
+    settings = DemoSettings(out=Path(args.out), steps=args.steps, seeds=tuple(range(args.seeds)), presets=presets)
+    run_demo(settings, progress=not args.no_progress)
+    return 0
