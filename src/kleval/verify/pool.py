@@ -96,16 +96,16 @@ class _Worker:
         self.process = context.Process(target=_worker_main, args=(child, verify_path), daemon=True)
         self.process.start()
         child.close()
-        self.job: _Job | None = None
-        self.pending: collections.deque[int] = collections.deque()
+        self.pending: collections.deque[tuple[_Job, int]] = collections.deque()  # in flight, in order
         self.item_started = 0.0
         self.ready = False
         self.spawned = time.monotonic()
 
     def send(self, job: _Job, indices: list[int]) -> None:
-        self.job, self.pending = job, collections.deque(indices)
+        if not self.pending:
+            self.item_started = time.monotonic()
+        self.pending.extend((job, i) for i in indices)
         self.conn.send([(i, job.items[i]) for i in indices])
-        self.item_started = time.monotonic()
 
     def kill(self) -> None:
         self.process.kill()
@@ -183,11 +183,12 @@ class VerifierPool:
         """Kill a hung or dead worker, fail its current item with TIMEOUT, requeue the rest."""
         worker.kill()
         self.restarts += 1
-        job, pending = worker.job, list(worker.pending)
-        if job is not None and pending:
-            job.finish(pending[0], Verdict(Status.TIMEOUT, None, None, None, "pool", reason))
-            if pending[1:]:
-                self._chunks.appendleft((job, pending[1:]))
+        pending = list(worker.pending)
+        if pending:
+            job, index = pending[0]
+            job.finish(index, Verdict(Status.TIMEOUT, None, None, None, "pool", reason))
+            for job, index in reversed(pending[1:]):
+                self._chunks.appendleft((job, [index]))
         fresh = _Worker(self._context, self.verify_fn)
         self._pool[self._pool.index(worker)] = fresh
 
@@ -229,7 +230,7 @@ class VerifierPool:
 
     def _fail_all(self, exc: BaseException) -> None:
         jobs = {id(job): job for job, _ in self._chunks}
-        jobs.update({id(w.job): w.job for w in self._pool if w.job is not None})
+        jobs.update({id(job): job for w in self._pool for job, _ in w.pending})
         while True:
             try:
                 job = self._jobs.get_nowait()
@@ -251,14 +252,15 @@ class VerifierPool:
             if starting and self._chunks:
                 self._await_ready(starting)
             for worker in self._pool:
-                if worker.ready and not worker.pending and self._chunks:
+                # Keep up to two chunks in flight per worker so it never idles during a round trip.
+                while worker.ready and len(worker.pending) < self.chunk_size and self._chunks:
                     job, indices = self._chunks.popleft()
                     try:
                         worker.send(job, indices)
                     except (BrokenPipeError, OSError):
-                        worker.pending = collections.deque(indices)
-                        worker.job = job
+                        worker.pending.extend((job, i) for i in indices)
                         self._replace(worker, "verifier worker died before receiving work")
+                        break
             busy = [w for w in self._pool if w.pending]
             if not busy:
                 continue
@@ -272,8 +274,8 @@ class VerifierPool:
                     except (EOFError, OSError):
                         self._replace(worker, "verifier worker died (killed or crashed) on this item")
                         continue
-                    worker.job.finish(index, Verdict.from_dict(verdict))
-                    worker.pending.popleft()
+                    job, _ = worker.pending.popleft()
+                    job.finish(index, Verdict.from_dict(verdict))
                     worker.item_started = time.monotonic()
                 elif time.monotonic() - worker.item_started > self.timeout_s:
                     self._replace(worker, f"verification exceeded {self.timeout_s:g} s; worker killed")
