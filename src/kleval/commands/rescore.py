@@ -13,8 +13,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kleval.results import write_results
     from kleval.verify.rescore import rescore_study
 
     count = rescore_study(args.study, workers=args.workers)
-    print(f"rescored {count} samples in {args.study}")
+    results = write_results(args.study)
+    print(f"rescored {count} samples in {args.study}; rewrote {results} and table.md")
     return 0
