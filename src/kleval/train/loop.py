@@ -98,6 +98,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         engine = VLLMRollout(config.model, seed=config.seed)
         engine.push_weights(policy)
     logger = StepLogger(run_dir, resume_step=start_step)
+    reward_memo: dict[tuple[str, str], float] = {}  # Task.reward is deterministic: grade each answer once
     rollout_queue: deque = deque()  # batches waiting to be trained on (off-policy staleness)
     max_length = config.max_new_tokens
     started = time.time()
@@ -113,8 +114,13 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             batch = sample(config.rollout_backend, policy, tokenizer, [task.prompt(p) for p in chosen],
                            generator=sampler, **sampling)
             policy.train()
-        rewards = torch.tensor([task.reward(chosen[i], text) for i, text in zip(batch.prompt_index, batch.texts)],
-                               dtype=torch.float32, device=config.device)  # [B]
+        graded = []
+        for i, text in zip(batch.prompt_index, batch.texts):
+            key = (chosen[i].id, text)
+            if key not in reward_memo:
+                reward_memo[key] = task.reward(chosen[i], text)
+            graded.append(reward_memo[key])
+        rewards = torch.tensor(graded, dtype=torch.float32, device=config.device)  # [B]
         old_logprobs = None
         if not config.on_policy:  # the sampling policy's log-probs, from the trainer's own forward
             with torch.no_grad():

@@ -54,9 +54,8 @@ def _finish(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, repeat):
     response_mask = (~seen_eos_before).long()
     response_ids = torch.where(seen_eos_before, torch.full_like(response_ids, tokenizer.pad_token_id), response_ids)
     truncated = ~is_eos.any(-1)
-    texts = tokenizer.batch_decode(
-        [ids[: int(m.sum())].tolist() for ids, m in zip(response_ids, response_mask)], skip_special_tokens=True
-    )
+    lengths = response_mask.sum(-1).tolist()
+    texts = tokenizer.batch_decode([ids[:n] for ids, n in zip(response_ids.tolist(), lengths)], skip_special_tokens=True)
     prompt_index = [row // repeat for row in range(response_ids.shape[0])]
     return RolloutBatch(prompt_ids, prompt_mask, response_ids, response_mask, texts, truncated, prompt_index)
 
@@ -78,9 +77,15 @@ def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt:
     finished = torch.zeros(batch, dtype=torch.bool, device=device)
     tokens = []
     with torch.no_grad():
-        out = model(input_ids=prompt_ids, attention_mask=attention_mask, position_ids=positions, use_cache=True)
-        cache, next_position = out.past_key_values, positions[:, -1:] + 1
-        logits = out.logits[:, -1, :]  # [B, V]
+        if padded:
+            out = model(input_ids=prompt_ids, attention_mask=attention_mask, position_ids=positions, use_cache=True)
+            cache, logits = out.past_key_values, out.logits[:, -1, :]  # logits [B, V]
+        else:  # each prompt once, its cache shared by its samples (rows are grouped per prompt)
+            out = model(input_ids=prompt_ids[::samples_per_prompt], use_cache=True)
+            cache = out.past_key_values
+            cache.batch_repeat_interleave(samples_per_prompt)
+            logits = out.logits[:, -1, :].repeat_interleave(samples_per_prompt, 0)  # [B, V]
+        next_position = positions[:, -1:] + 1
         for step in range(max_new_tokens):
             probs = torch.softmax(logits.float() / temperature, dim=-1)
             token = torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # [B]
@@ -126,14 +131,43 @@ def sample(backend: str, model, tokenizer, prompts, **kwargs) -> RolloutBatch:
     raise ValueError(f"rollout backend {backend!r} is not an in-process backend")
 
 
-def response_logits(model, batch: RolloutBatch, temperature: float = 1.0):
-    """Logits that scored each response token: [B, T, V], from one forward over prompt + response.
+def _shared_prompt_group(batch: RolloutBatch) -> int:
+    """How many consecutive rows share each prompt (1 when prompts are padded or rows differ)."""
+    rows = batch.prompt_index
+    group = next((i for i, r in enumerate(rows) if r != rows[0]), len(rows))
+    if group < 2 or len(rows) % group or bool((batch.prompt_mask == 0).any()):
+        return 1
+    if rows != [i // group for i in range(len(rows))]:
+        return 1
+    return group
 
+
+def response_logits(model, batch: RolloutBatch, temperature: float = 1.0):
+    """Logits that scored each response token: [B, T, V], differentiable when grad is enabled.
+
+    When the rows of a prompt's samples share an unpadded prompt, the prompt is run once per prompt
+    and its KV cache (gradient included) is repeated for the samples, then the responses run on top
+    of it: the same logits as a full forward over prompt + response, for about half the tokens.
     Pads after end of sequence need no attention mask: a causal model never lets later tokens
     change earlier outputs, and those positions are masked out of every loss and statistic.
     """
     import torch
 
+    group = _shared_prompt_group(batch)
+    if group > 1:
+        prompt_len, response_len = batch.prompt_ids.shape[1], batch.response_ids.shape[1]
+        out = model(input_ids=batch.prompt_ids[::group], use_cache=True)
+        cache = out.past_key_values
+        cache.batch_repeat_interleave(group)
+        first = out.logits[:, -1:, :].repeat_interleave(group, 0)  # [B, 1, V] scores response token 0
+        parts = [first]
+        if response_len > 1:
+            positions = torch.arange(prompt_len, prompt_len + response_len - 1, device=batch.response_ids.device)
+            rest = model(input_ids=batch.response_ids[:, :-1], past_key_values=cache, use_cache=True,
+                         position_ids=positions.unsqueeze(0).expand(batch.response_ids.shape[0], -1)).logits
+            parts.append(rest)  # [B, T - 1, V]
+        logits = torch.cat(parts, 1)
+        return logits.float() / temperature if temperature != 1.0 else logits.float()
     input_ids = torch.cat([batch.prompt_ids, batch.response_ids], -1)  # [B, P + T]
     prompt_len, response_len = batch.prompt_ids.shape[1], batch.response_ids.shape[1]
     padded = bool((batch.prompt_mask == 0).any())
