@@ -21,12 +21,18 @@ from dataclasses import replace
 from typing import Any
 
 from kleval.train.kl import KLConfig, kl_terms, preset
+from kleval.train.loss import importance_weighted_kl_terms
 
 CONFIGS: dict[str, KLConfig] = {
     name: replace(preset(name, beta=1.0)) for name in ("k1-reward", "k1-loss", "k2-loss", "k3-loss", "k3-reward", "k1-both", "k3-both")
 }
 CONFIGS["k3-reward-seq"] = replace(preset("k3-reward", beta=1.0), granularity="sequence")
 CONFIGS["k3-loss-seq"] = replace(preset("k3-loss", beta=1.0), granularity="sequence")
+# Differentiable importance weights pi / pi_old (value 1 on-policy): TRL's use_bias_correction_kl is
+# the token version; the sequence version makes K1 or K3 in the loss unbiased.
+CONFIGS["k3-loss-iw-token"] = replace(preset("k3-loss", beta=1.0), importance_weighting="token")
+CONFIGS["k3-loss-iw-seq"] = replace(preset("k3-loss", beta=1.0), importance_weighting="sequence")
+CONFIGS["k1-loss-iw-seq"] = replace(preset("k1-loss", beta=1.0), importance_weighting="sequence")
 
 # (configuration, target name, lengths the claim holds for: "all" or 1)
 THEORY = [
@@ -40,6 +46,9 @@ THEORY = [
     ("k3-reward-seq", "rev_minus_fwd_seq", "all", "sequence-level K3 in reward = reverse minus sequence forward KL"),
     ("k2-loss", "rev_tok", "all", "K2 in loss gives the token-level partial gradient"),
     ("k2-loss", "rev", 1, "K2 in loss is unbiased only at length 1"),
+    ("k3-loss-iw-token", "rev_tok", "all", "K3 in loss with token importance weights gives the partial gradient"),
+    ("k3-loss-iw-seq", "rev", "all", "K3 in loss with sequence importance weights is unbiased"),
+    ("k1-loss-iw-seq", "rev", "all", "K1 in loss with sequence importance weights is unbiased"),
 ]
 TOLERANCE = 1e-6
 
@@ -110,7 +119,7 @@ def expected_gradient(policy: TabularPolicy, table, ref_table, kl: KLConfig):
         _, penalty = kl_terms(kl, (logp - ref_logp).detach(), mask)
         surrogate = surrogate + (weights * penalty * logp.sum(-1)).sum()
     if kl.in_loss:  # path-wise: the estimator differentiated at the sampled tokens
-        _, per_sequence = kl_terms(kl, logp - ref_logp, mask)
+        _, per_sequence = importance_weighted_kl_terms(kl, logp, logp.detach(), ref_logp, mask)
         surrogate = surrogate + (weights * per_sequence).sum()
     return _grad(surrogate, table)
 
@@ -134,7 +143,7 @@ def monte_carlo_spread(policy: TabularPolicy, table, ref_table, kl: KLConfig, sa
         _, penalty = kl_terms(kl, (logp - ref_logp).detach(), mask)
         surrogate = surrogate + (penalty * logp.sum(-1)).sum()
     if kl.in_loss:
-        _, per_sequence = kl_terms(kl, logp - ref_logp, mask)
+        _, per_sequence = importance_weighted_kl_terms(kl, logp, logp.detach(), ref_logp, mask)
         surrogate = surrogate + per_sequence.sum()
     grads = torch.autograd.grad(surrogate, per_sample_table)[0].reshape(samples, -1)  # [S, P]
     mean = grads.mean(0)
@@ -194,12 +203,12 @@ def run_gradcheck(*, vocab: int = 3, lengths=(1, 2, 3, 4, 5), seed: int = 0, mc_
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table: one row per configuration, relative error / cosine vs rev per length."""
     lengths = result["lengths"]
-    header = f"{'config':<15}" + "".join(f"{'L=' + str(n) + ' err/cos':>20}" for n in lengths) + f"{'MC std/|rev|':>14}"
+    header = f"{'config':<17}" + "".join(f"{'L=' + str(n) + ' err/cos':>20}" for n in lengths) + f"{'MC std/|rev|':>14}"
     lines = [header, "-" * len(header)]
     for name in CONFIGS:
         cells = {r["length"]: r for r in result["rows"] if r["config"] == name}
         text = "".join(f"{cells[n]['rel_error_vs_rev']:>10.3g} /{cells[n]['cosine_vs_rev']:>7.3f}  " for n in lengths)
-        lines.append(f"{name:<15}{text}{cells[lengths[-1]]['mc_rel_std']:>14.3g}")
+        lines.append(f"{name:<17}{text}{cells[lengths[-1]]['mc_rel_std']:>14.3g}")
     lines.append("")
     lines.append("theory checks (max relative error against the predicted exact target, over lengths):")
     claims: dict[tuple[str, str, str], list[dict[str, Any]]] = {}

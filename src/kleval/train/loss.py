@@ -30,6 +30,29 @@ def aggregate(per_token, mask, mode: str, *, max_length: int):
     raise ValueError(f"unknown loss aggregation {mode!r}")
 
 
+def importance_weighted_kl_terms(kl: KLConfig, logprobs, old_logprobs, ref_logprobs, mask):
+    """The loss-placed KL terms (per_token [B, T], per_sequence [B]) with their importance weights.
+
+    Weights pi / pi_old keep their gradient: they are 1 in value on-policy, but their gradient is
+    the score function. With sequence weights that turns K1 or K3 in the loss into an unbiased
+    reverse-KL gradient; token weights give the token-level partial gradient (TRL's
+    use_bias_correction_kl). `kleval gradcheck` checks both.
+    """
+    import torch
+
+    per_token, per_sequence = kl_terms(kl, logprobs - ref_logprobs, mask)
+    log_ratio_old = (logprobs - old_logprobs) * mask  # [B, T]; 0 in value on-policy
+    if kl.importance_weighting == "token":
+        per_token = per_token * torch.exp(log_ratio_old)
+        if kl.granularity == "token":
+            per_sequence = per_token.sum(-1)
+    elif kl.importance_weighting == "sequence":
+        sequence_ratio = torch.exp(log_ratio_old.sum(-1))  # [B]
+        per_token = per_token * sequence_ratio.unsqueeze(-1)
+        per_sequence = per_sequence * sequence_ratio
+    return per_token, per_sequence
+
+
 @dataclass
 class LossTerms:
     """The scalar loss and its parts (tensors; the KL part is kept apart for its gradient norm)."""
@@ -70,15 +93,7 @@ def compute_loss(
 
     kl_loss = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     if kl.in_loss:
-        per_token, per_sequence = kl_terms(kl, logprobs - ref_logprobs, mask)
-        # Importance weights keep their gradient: pi / pi_old is 1 in value on-policy, but its
-        # gradient is the score function (that is what makes K1 with sequence weights unbiased).
-        if kl.importance_weighting == "token":
-            per_token = per_token * ratio
-        elif kl.importance_weighting == "sequence":
-            sequence_ratio = torch.exp((log_ratio_old * mask).sum(-1))  # [B]
-            per_token = per_token * sequence_ratio.unsqueeze(-1)
-            per_sequence = per_sequence * sequence_ratio
+        per_token, per_sequence = importance_weighted_kl_terms(kl, logprobs, old_logprobs, ref_logprobs, mask)
         if kl.granularity == "sequence":
             kl_loss = kl.beta * per_sequence.mean()
         else:
