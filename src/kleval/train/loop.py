@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kleval.errors import ConfigError
 from kleval.train import checkpoint as ckpt
+from kleval.train import data_parallel
 from kleval.train.advantage import compute_advantages
 from kleval.train.config import TrainConfig
 from kleval.train.diagnostics import StepLogger, exact_kl_statistics
@@ -60,10 +61,14 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     # -- setup ---------------------------------------------------------------------------------
     if not config.model:
         raise ConfigError("no base model given; pass --model DIR or use --tiny")
+    ranks, device = data_parallel.setup(config.device)  # torchrun: one rank per GPU (untested on GPU)
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _check_run_dir(run_dir, config)
-    ckpt.write_run_file(run_dir, config, step=0)
+    if ranks.is_main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _check_run_dir(run_dir, config)
+        ckpt.write_run_file(run_dir, config, step=0)
+    data_parallel.barrier(ranks)
+    prompts_per_rank = max(config.prompts_per_step // ranks.world_size, 1)
     if config.device == "cpu" and config.threads:
         torch.set_num_threads(config.threads)
     dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[config.dtype]
@@ -71,15 +76,16 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     problems = task.problems()
     tokenizer = AutoTokenizer.from_pretrained(config.model)
     load = dict(dtype=dtype, attn_implementation=config.attention)
-    policy = AutoModelForCausalLM.from_pretrained(config.model, **load).to(config.device)
-    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).to(config.device).eval()
+    policy = AutoModelForCausalLM.from_pretrained(config.model, **load).to(device)
+    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).to(device).eval()
     reference.requires_grad_(False)
     policy.train()
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, betas=config.adam_betas,
                                  weight_decay=config.weight_decay)
-    prompt_rng = random.Random(config.seed)
-    torch.manual_seed(config.seed)
-    sampler = torch.Generator(device=config.device).manual_seed(config.seed)
+    rank_seed = config.seed + 100_003 * ranks.rank  # rank 0 of a multi-GPU run = the single-device run
+    prompt_rng = random.Random(rank_seed)
+    torch.manual_seed(rank_seed)
+    sampler = torch.Generator(device=device).manual_seed(rank_seed)
 
     start_step = 0
     resumable = ckpt.latest_resumable(run_dir)
@@ -88,23 +94,27 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         state = ckpt.load_trainer_state(step_dir)
         policy.load_state_dict(AutoModelForCausalLM.from_pretrained(step_dir, **load).state_dict())
         optimizer.load_state_dict(state["optimizer"])
-        prompt_rng.setstate(state["prompt_rng"])
-        sampler.set_state(state["sampler"])
-        torch.set_rng_state(state["torch_rng"])
+        if ranks.is_main:  # the saved RNG states are rank 0's; other ranks reseed per resume step
+            prompt_rng.setstate(state["prompt_rng"])
+            sampler.set_state(state["sampler"])
+            torch.set_rng_state(state["torch_rng"])
+        else:
+            prompt_rng.seed(rank_seed + start_step)
+            sampler.manual_seed(rank_seed + start_step)
     engine = None
     if config.rollout_backend == "vllm":  # GPU only; untested on GPU (see vllm_rollout.py)
         from kleval.train.vllm_rollout import VLLMRollout
 
         engine = VLLMRollout(config.model, seed=config.seed)
         engine.push_weights(policy)
-    logger = StepLogger(run_dir, resume_step=start_step)
+    logger = StepLogger(run_dir, resume_step=start_step, tensorboard=ranks.is_main) if ranks.is_main else None
     reward_memo: dict[tuple[str, str], float] = {}  # Task.reward is deterministic: grade each answer once
     rollout_queue: deque = deque()  # batches waiting to be trained on (off-policy staleness)
     max_length = config.max_new_tokens
     started = time.time()
 
     def make_rollout():
-        chosen = [prompt_rng.choice(problems) for _ in range(config.prompts_per_step)]
+        chosen = [prompt_rng.choice(problems) for _ in range(prompts_per_rank)]
         sampling = dict(samples_per_prompt=config.samples_per_prompt, max_new_tokens=config.max_new_tokens,
                         temperature=config.temperature)
         if engine is not None:
@@ -120,7 +130,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             if key not in reward_memo:
                 reward_memo[key] = task.reward(chosen[i], text)
             graded.append(reward_memo[key])
-        rewards = torch.tensor(graded, dtype=torch.float32, device=config.device)  # [B]
+        rewards = torch.tensor(graded, dtype=torch.float32, device=device)  # [B]
         old_logprobs = None
         if not config.on_policy:  # the sampling policy's log-probs, from the trainer's own forward
             with torch.no_grad():
@@ -182,6 +192,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
                     [(p.grad - g).norm() for p, g in zip(policy.parameters(), kl_grads) if p.grad is not None and g is not None])))
             else:
                 terms.total.backward()
+            data_parallel.average_gradients(policy, ranks)
             grad_norm = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm))
             optimizer.step()
         if engine is not None:  # the engine must sample from the policy just trained
@@ -213,15 +224,18 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             "step_cpu_seconds": time.process_time() - step_cpu_started,  # robust to other load on the machine
             "time": time.time() - started,
         }
-        if step % config.log_every == 0 or step == config.steps:
+        row = data_parallel.average_row(row, ranks, device)
+        if ranks.is_main and (step % config.log_every == 0 or step == config.steps):
             logger.log(row)
         if progress:
             bar.set_postfix(reward=f"{row['reward']:.2f}", kl=f"{row['kl_exact']:.3f}")
-        if step % config.save_every == 0 or step == config.steps:
+        if ranks.is_main and (step % config.save_every == 0 or step == config.steps):
             state = {"optimizer": optimizer.state_dict(), "prompt_rng": prompt_rng.getstate(),
                      "sampler": sampler.get_state(), "torch_rng": torch.get_rng_state(), "step": step}
             last_dir = ckpt.save_checkpoint(run_dir, step, policy, tokenizer, config, state)
-    logger.close()
+    if logger is not None:
+        logger.close()
+    data_parallel.barrier(ranks)
     if last_dir is None:  # nothing left to do: the run was already complete
         last_dir = ckpt.step_dirs(run_dir)[-1][1]
     return last_dir
