@@ -115,3 +115,17 @@ def test_data_parallel_run_under_torchrun_on_cpu(base_dir, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert [r["step"] for r in read_log(tmp_path)] == [1, 2]
     assert (tmp_path / "global_step_2" / "kleval_run.json").exists()
+
+
+def test_hf_rollouts_with_padded_prompts_and_a_bpe_model(tiny_checkpoint, tmp_path):
+    """The path for bigger models: `generate` rollouts, left-padded prompts of different lengths."""
+    from kleval.train.config import TrainConfig
+    from kleval.train.kl import preset
+
+    config = TrainConfig(model=str(tiny_checkpoint), task="arith_sub", kl=preset("k1-both", beta=0.1),
+                         preset="k1-both", rollout_backend="hf", steps=2, prompts_per_step=3, samples_per_prompt=2,
+                         max_new_tokens=4, save_every=2, algorithm="grpo", loss_aggregation="seq-sum-norm")
+    last = train(config, tmp_path, progress=False)
+    rows = read_log(tmp_path)
+    assert last.name == "global_step_2" and len(rows) == 2
+    assert all(0 < r["response_length"] <= 4 for r in rows)

@@ -113,15 +113,24 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     max_length = config.max_new_tokens
     started = time.time()
 
+    def prompt_text(problem) -> str:
+        """The task's prompt; chat tasks are wrapped as one user turn, as the eval backends do."""
+        text = task.prompt(problem)
+        if task.chat and tokenizer.chat_template:
+            return tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
+                                                 add_generation_prompt=True)
+        return text
+
     def make_rollout():
         chosen = [prompt_rng.choice(problems) for _ in range(prompts_per_rank)]
         sampling = dict(samples_per_prompt=config.samples_per_prompt, max_new_tokens=config.max_new_tokens,
                         temperature=config.temperature)
         if engine is not None:
-            batch = engine.sample(tokenizer, [task.prompt(p) for p in chosen], seed=prompt_rng.randrange(2**31), **sampling)
+            batch = engine.sample(tokenizer, [prompt_text(p) for p in chosen], seed=prompt_rng.randrange(2**31),
+                                  **sampling)
         else:
             policy.eval()
-            batch = sample(config.rollout_backend, policy, tokenizer, [task.prompt(p) for p in chosen],
+            batch = sample(config.rollout_backend, policy, tokenizer, [prompt_text(p) for p in chosen],
                            generator=sampler, **sampling)
             policy.train()
         graded = []
@@ -198,7 +207,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         if engine is not None:  # the engine must sample from the policy just trained
             engine.push_weights(policy)
             if step % config.save_every == 1:
-                engine.check_logprobs(policy, tokenizer, task.prompt(problems[0]))
+                engine.check_logprobs(policy, tokenizer, prompt_text(problems[0]))
 
         # -- 6. log and save ---------------------------------------------------------------------------
         lengths = mask.sum(-1)
