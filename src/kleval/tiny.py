@@ -70,6 +70,7 @@ def make_tokenizer(
         bos_token=None,
         unk_token=PAD if alphabet is not None else None,
         padding_side="left",
+        extra_special_tokens=list(SPECIAL_TOKENS[2:]),  # chat markers are skipped when decoding
     )
     hf.chat_template = CHAT_TEMPLATE
     return hf

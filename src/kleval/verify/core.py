@@ -18,7 +18,7 @@ from kleval.verify.normalize import normalize_span, text_key
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "1.0.0"
+VERIFIER_VERSION = "1.1.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -65,6 +65,14 @@ def _verify_choice(gold: str, span: str, how: str, policy: Policy) -> Verdict:
                    f"letter {pred_letter} ({how}) vs gold {gold_letter}")
 
 
+def _verify_literal(gold: str, span: str | None, how: str) -> Verdict:
+    if span is None:
+        return Verdict(Status.NO_ANSWER, None, gold, None, "extract", how)
+    status = Status.CORRECT if span == gold else Status.INCORRECT
+    verb = "equals" if span == gold else "differs from"
+    return Verdict(status, span, gold, span, "literal", f"answer ({how}) {verb} the gold string exactly")
+
+
 def verify(
     *, gold: str, completion: str, kind: AnswerKind | str = "math", policy: str | Policy = "default"
 ) -> Verdict:
@@ -78,6 +86,8 @@ def verify(
         if span is None:
             return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)
         return _verify_choice(gold, span, how, chosen)
+    if chosen.literal_only:
+        return _verify_literal(gold.strip(), span, how)
     try:
         gold_normalized, gold_canon = _canonical_gold(gold, chosen)
     except ParseFailure as exc:
@@ -96,6 +106,9 @@ def verify(
                            f"answer ({how}) equals the gold as text")
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), None, "parse",
                        f"answer {pred_normalized!r} ({how}) does not parse: {exc}")
+    except Exception as exc:  # the LaTeX parser raises unrelated types on odd model text; report it
+        return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), None, "parse",
+                       f"answer {pred_normalized!r} ({how}) does not parse: {type(exc).__name__}: {str(exc)[:120]}")
     try:
         same, rule = equal(gold_canon, pred_canon, chosen)
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess

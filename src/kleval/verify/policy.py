@@ -19,6 +19,7 @@ class Policy:
     name: str = "default"
     # Where the answer is looked for.
     answer_is_whole_completion: bool = False  # synthetic tasks: the stripped completion is the answer
+    literal_only: bool = False  # the answer must equal the gold string exactly ("85+46" is not 131)
     allow_last_number: bool = False  # GSM8K rule: fall back to the last number in the text
     choice_letters: str = ""  # non-empty: a multiple-choice policy over these letters
     # How numbers compare.
@@ -41,7 +42,10 @@ PRESETS: dict[str, Policy] = {
     "default": Policy(),
     "gsm8k": Policy(name="gsm8k", allow_last_number=True, comma="thousands"),
     "choice": Policy(name="choice", choice_letters="ABCDEFGHIJ"),
-    "exact": Policy(name="exact", answer_is_whole_completion=True, comma="thousands", strip_units=False),
+    # Synthetic RL tasks: a reward that accepted "85+46" or "046" for 131/46 would pay the policy
+    # for copying the question; only the literal gold string counts.
+    "exact": Policy(name="exact", answer_is_whole_completion=True, literal_only=True, comma="thousands",
+                    strip_units=False),
 }
 
 
