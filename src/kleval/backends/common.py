@@ -69,3 +69,11 @@ def check_options(backend: str, options: Mapping[str, Any], allowed: Sequence[st
             f"backend {backend!r} does not take option(s) {', '.join(unknown)}; "
             f"known options: {', '.join(sorted(allowed))}"
         )
+
+
+def cache_argument(model) -> str:
+    """The name of a transformers model's KV-cache forward argument: transformers 5.x renamed
+    `past_key_values` to `cache` (the old name still works but warns)."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"

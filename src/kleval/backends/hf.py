@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from kleval.backends.common import (
+    cache_argument,
     apply_chat,
     check_options,
     sample_seed,
@@ -86,11 +87,7 @@ class HFBackend:
         pad = self.tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else next(iter(self.eos_ids), 0)
         self.vocab_limit = len(self.tokenizer)
-        # transformers renamed the forward's cache argument (past_key_values -> cache) during 5.x.
-        import inspect
-
-        forward_args = inspect.signature(self.model.forward).parameters
-        self._cache_arg = "cache" if "cache" in forward_args else "past_key_values"
+        self._cache_arg = cache_argument(self.model)
 
     def _eos_ids(self) -> set[int]:
         ids: set[int] = set()

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from kleval.backends.common import cache_argument
+
 
 @dataclass
 class RolloutBatch:
@@ -97,7 +99,7 @@ def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt:
             if attention_mask is not None:
                 attention_mask = torch.cat([attention_mask, torch.ones_like(attention_mask[:, :1])], -1)
             out = model(input_ids=token.unsqueeze(-1), attention_mask=attention_mask, position_ids=next_position,
-                        past_key_values=cache, use_cache=True)
+                        use_cache=True, **{cache_argument(model): cache})
             cache, next_position = out.past_key_values, next_position + 1
             logits = out.logits[:, -1, :]
     response_ids = torch.stack(tokens, -1)  # [B, T'] with T' <= max_new_tokens
@@ -163,7 +165,7 @@ def response_logits(model, batch: RolloutBatch, temperature: float = 1.0):
         parts = [first]
         if response_len > 1:
             positions = torch.arange(prompt_len, prompt_len + response_len - 1, device=batch.response_ids.device)
-            rest = model(input_ids=batch.response_ids[:, :-1], past_key_values=cache, use_cache=True,
+            rest = model(input_ids=batch.response_ids[:, :-1], use_cache=True, **{cache_argument(model): cache},
                          position_ids=positions.unsqueeze(0).expand(batch.response_ids.shape[0], -1)).logits
             parts.append(rest)  # [B, T - 1, V]
         logits = torch.cat(parts, 1)
