@@ -24,7 +24,7 @@ class DemoSettings:
     out: Path = Path("reports/demo")
     presets: tuple[str, ...] = PRESETS
     seeds: tuple[int, ...] = (0, 1)
-    steps: int = 200
+    steps: int = 300
     beta: float = 1.0
     eval_limit: int = 200  # problems per synthetic task
     n: int = 4
@@ -92,6 +92,10 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
 
     _phase("5/5 report", marks)
     files = build_report(study, out, k=1, reference="k3-loss")
+    from kleval.report.screenshot import find_chromium, screenshot
+
+    if find_chromium():
+        screenshot(files.index_html, out / "index.png")
     _phase("", marks)
     print(f"\n{files.table_md.read_text(encoding='utf-8')}")
     print(f"gradcheck: {'all theory checks passed' if result['all_passed'] else 'SOME CHECKS FAILED'} "

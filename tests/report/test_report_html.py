@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from kleval.cli import main
+from kleval.report.screenshot import chromium_command, find_chromium, screenshot
 from report.fake_study import FakeCheckpoint, kl_checkpoint, write_study
 
 FIGURES = ("pass_at_k", "accuracy_vs_step", "training_curves", "id_vs_ood")
@@ -52,20 +52,9 @@ def test_missing_study_is_a_clear_error(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-
-
-@pytest.mark.skipif(_chromium() is None, reason="headless Chromium not installed (apt-get install -y chromium chromium-driver)")
+@pytest.mark.skipif(find_chromium() is None, reason="headless Chromium not installed (apt-get install -y chromium chromium-driver)")
 def test_index_html_renders_in_headless_chromium(report_dir, tmp_path):
-    shot = tmp_path / "screenshot.png"
-    command = [
-        _chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1280,2400",
-        (report_dir / "index.html").resolve().as_uri(),
-    ]
-    subprocess.run(command, check=True, timeout=90, capture_output=True)
+    shot = screenshot(report_dir / "index.html", tmp_path / "screenshot.png", width=1280, height=2400)
     import matplotlib.image as mpimg
 
     pixels = mpimg.imread(shot)
@@ -75,6 +64,6 @@ def test_index_html_renders_in_headless_chromium(report_dir, tmp_path):
     assert (rgb.mean(axis=2) < 0.9).mean() > 0.02
     assert (rgb.max(axis=2) - rgb.min(axis=2) > 0.3).mean() > 0.002
     # DOM check: the table really rendered its rows.
-    dom = subprocess.run(command[:-3] + ["--dump-dom", command[-1]], check=True, timeout=90,
+    dom = subprocess.run(chromium_command(report_dir / "index.html", "--dump-dom"), check=True, timeout=90,
                          capture_output=True, text=True).stdout
     assert dom.count("<tr>") >= 5 and "kleval report" in dom

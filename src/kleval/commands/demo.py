@@ -8,7 +8,7 @@ HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and repo
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="reports/demo", help="output directory (default reports/demo)")
-    p.add_argument("--steps", type=int, default=200, help="RL steps per run (default 200)")
+    p.add_argument("--steps", type=int, default=300, help="RL steps per run (default 300)")
     p.add_argument("--seeds", type=int, default=2, help="seeds per preset (default 2)")
     p.add_argument("--presets", default=None, help="comma-separated presets (default: the paper's six)")
     p.add_argument("--no-progress", action="store_true")
