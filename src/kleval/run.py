@@ -30,7 +30,7 @@ class EvalSpec:
     backend_options: dict[str, Any] = field(default_factory=dict)
     chunk_size: int = 32  # prompts per generate call; a kill loses at most one chunk
     data_dir: str | None = None
-    verify_workers: int = 2
+    verify_workers: int = field(default_factory=lambda: default_verify_workers())  # see below
     verify_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
@@ -44,6 +44,14 @@ class EvalSpec:
             raise ConfigError(f"--limit must be >= 1, got {self.limit}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk size must be >= 1, got {self.chunk_size}")
+
+
+def default_verify_workers() -> int:
+    """Grading workers: half the cores, 1 to 4. On a 2-core machine a second worker only steals CPU
+    from generation (measured: eval/raw 1.17 with two workers, 1.05 with one)."""
+    import os
+
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
 def chunk_seed(base_seed: int, task: str, chunk_index: int) -> int:

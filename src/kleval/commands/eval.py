@@ -11,7 +11,7 @@ DEFAULTS = {
     "tasks": None, "n": 1, "k": [1], "temperature": 1.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0,
     "limit": None, "backend": "hf", "out": None, "chunk_size": None, "data_dir": None, "tokenizer": None,
     "tensor_parallel_size": None, "dtype": None, "device": None, "max_model_len": None,
-    "verify_timeout": 10.0, "checkpoints": None, "backend_options": {},
+    "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None, "backend_options": {},
 }
 
 
@@ -50,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", default=S, help="model dtype (e.g. bfloat16, float32)")
     p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
     p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
+    p.add_argument("--verify-workers", type=int, default=S, help="grading processes (default: half the cores, 1-4)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--ray", action="store_true",
                    help="run each checkpoint x task as a Ray job (pip install 'kleval[ray]'); see docs/integrations.md")
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         ks=tuple(s["k"]), limit=s["limit"], backend=s["backend"], backend_options=options,
         chunk_size=s["chunk_size"] or (512 if s["backend"] == "vllm" else 32),
         data_dir=s["data_dir"], verify_timeout_s=s["verify_timeout"],
+        **({"verify_workers": s["verify_workers"]} if s["verify_workers"] else {}),
     )
     checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
     if args.ray:
