@@ -23,7 +23,7 @@ def test_verify_command_round_trip(tmp_path, capsys):
 
 @pytest.mark.parametrize("line, message", [
     ('{"gold": 1, "completion": "x"}', "gold"),
-    ("not json", "not valid JSON"),
+    ("not json", "invalid JSON"),
     ('{"gold": "1", "completion": "x", "kind": "essay"}', "kind"),
 ])
 def test_verify_command_names_file_and_line(tmp_path, capsys, line, message):

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+
+from kleval.commands._args import csv_list as _csv, int_list as _ints
 from pathlib import Path
 
 HELP = "evaluate checkpoints on tasks: samples, verdicts, pass@k results (resumable)"
@@ -13,17 +15,6 @@ DEFAULTS = {
     "tensor_parallel_size": None, "dtype": None, "device": None, "max_model_len": None,
     "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None, "backend_options": {},
 }
-
-
-def _csv(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(t) for t in _csv(text)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -3,18 +3,9 @@ from __future__ import annotations
 
 import argparse
 
+from kleval.commands._args import csv_list as _csv, int_list as _ints
+
 HELP = "export tasks for other harnesses (lm-eval task YAMLs graded by kleval's verifier)"
-
-
-def _csv(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(t) for t in _csv(text)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

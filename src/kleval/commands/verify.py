@@ -22,39 +22,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_items(path: str) -> tuple[list[dict], list]:
     """Rows and VerifyItems; a malformed row raises DataError naming the file and line."""
-    import json
+    from pathlib import Path
 
+    from kleval.data import read_jsonl
     from kleval.errors import DataError
     from kleval.verify.policy import PRESETS
     from kleval.verify.pool import VerifyItem
 
+    if not Path(path).is_file():
+        raise DataError(f"cannot read {path}: no such file; pass an existing JSONL file to --input")
     rows, items = [], []
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror}; pass an existing JSONL file to --input") from exc
-    with handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: not valid JSON ({exc.msg}); each line must be one JSON object") from exc
-            if not isinstance(row, dict):
-                raise DataError(f"{where}: expected a JSON object with gold and completion")
-            for key in ("gold", "completion"):
-                if not isinstance(row.get(key), str):
-                    raise DataError(f"{where}: field {key!r} is missing or not a string")
-            kind = row.get("kind") or "math"
-            if kind not in KINDS:
-                raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
-            policy = row.get("policy") or "default"
-            if policy not in PRESETS:
-                raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
-            rows.append(row)
-            items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
+    for source in read_jsonl(Path(path)):
+        row, where = dict(source.record), source.where
+        for key in ("gold", "completion"):
+            if not isinstance(row.get(key), str):
+                raise DataError(f"{where}: field {key!r} is missing or not a string")
+        kind = row.get("kind") or "math"
+        if kind not in KINDS:
+            raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        policy = row.get("policy") or "default"
+        if policy not in PRESETS:
+            raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
+        rows.append(row)
+        items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
     return rows, items
 
 
