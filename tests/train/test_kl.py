@@ -80,7 +80,7 @@ def test_gradient_directions_match_theory_for_one_token(seed):
 
 def test_descending_the_k1_reward_gradient_lowers_the_kl():
     logits, ref_logp = categorical_pair(7)
-    before = float(exact_reverse(logits, ref_logp))
+    before = float(exact_reverse(logits, ref_logp).detach())
     step = reward_gradient(logits, ref_logp, "k1")
     after = float(exact_reverse((logits - 0.1 * step).detach(), ref_logp))
     assert after < before
