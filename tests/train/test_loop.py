@@ -101,22 +101,6 @@ def test_build_tiny_base_saves_a_loadable_char_model(tmp_path):
     assert sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(out).parameters()) < 3_000_000
 
 
-def test_data_parallel_run_under_torchrun_on_cpu(base_dir, tmp_path):
-    """Two gloo ranks on the CPU: the same code path as several GPUs of one node (NCCL untested)."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "-m", "kleval.cli", "train",
-               "--tiny", "--model", str(base_dir), "--preset", "k3-loss", "--steps", "2", "--prompts-per-step", "4",
-               "--samples-per-prompt", "2", "--out", str(tmp_path), "--no-progress"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert [r["step"] for r in read_log(tmp_path)] == [1, 2]
-    assert (tmp_path / "global_step_2" / "kleval_run.json").exists()
-
-
 def test_hf_rollouts_with_padded_prompts_and_a_bpe_model(tiny_checkpoint, tmp_path):
     """The path for bigger models: `generate` rollouts, left-padded prompts of different lengths."""
     from kleval.train.config import TrainConfig

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 HELP = "RL-train with an explicit KL configuration (--tiny for the CPU arithmetic mode), or --export it"
 
@@ -34,7 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
     parser.add_argument("--rollout", choices=["tiny", "hf", "vllm"], help="rollout backend")
     parser.add_argument("--device", help="cpu or cuda")
-    parser.add_argument("--bf16", action="store_true", help="bfloat16 weights (GPU)")
+    parser.add_argument("--bf16", action="store_true",
+                        help="bfloat16 (GPU); with --fsdp: bf16 compute over fp32 master weights")
+    parser.add_argument("--fsdp", action="store_true",
+                        help="under torchrun: shard policy, reference, gradients and Adam state (FSDP2)")
+    parser.add_argument("--grad-norm-split-every", type=int,
+                        help="steps between separate policy / KL gradient norms (one extra backward)")
     parser.add_argument("--export", choices=["verl", "openrlhf", "trl"],
                         help="print the other trainer's overrides for this configuration and exit")
     parser.add_argument("--no-progress", action="store_true")
@@ -54,6 +60,7 @@ def _config(args):
         "max_new_tokens": args.max_new_tokens, "ppo_epochs": args.ppo_epochs, "staleness": args.staleness,
         "save_every": args.save_every, "threads": args.threads, "rollout_backend": args.rollout,
         "device": args.device, "task": args.task, "steps": args.steps,
+        "grad_norm_split_every": args.grad_norm_split_every, "sharding": "fsdp" if args.fsdp else None,
     }.items() if value is not None}
     if args.bf16:
         overrides["dtype"] = "bfloat16"
@@ -94,5 +101,6 @@ def run(args: argparse.Namespace) -> int:
     from kleval.train.loop import train
 
     last = train(config, args.out, progress=not args.no_progress)
-    print(f"done: {last}")
+    if os.environ.get("RANK", "0") == "0":  # under torchrun, rank 0 speaks for the run
+        print(f"done: {last}")
     return 0

@@ -1,8 +1,8 @@
 """Step checkpoints: RUN_DIR/global_step_N/ with HF weights, tokenizer and kleval_run.json.
 
 kleval_run.json = {"kleval_version", "step", "seed", "git_revision", "preset", "config"} where
-config is TrainConfig.to_dict() (KL block included). trainer_state.pt (optimizer, RNG states)
-is kept only in the latest step directory, which is what resume needs; older step directories
+config is TrainConfig.to_dict() (KL block included). trainer_state.pt (optimizer state, full
+even under FSDP; `rank_rng`: every rank's RNG states) is kept only in the latest step directory, which is what resume needs; older step directories
 stay loadable by `kleval eval` as plain HF checkpoints.
 """
 from __future__ import annotations
@@ -55,13 +55,17 @@ def step_dirs(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def save_checkpoint(run_dir: Path, step: int, model, tokenizer, config, trainer_state: dict) -> Path:
-    """Write global_step_<step>/ and move the resumable trainer state into it."""
+def save_checkpoint(run_dir: Path, step: int, model, tokenizer, config, trainer_state: dict, *,
+                    weights: dict | None = None) -> Path:
+    """Write global_step_<step>/ and move the resumable trainer state into it.
+
+    weights: the full state dict to write instead of model.state_dict() (FSDP gathers it first).
+    """
     import torch
 
     directory = run_dir / f"global_step_{step}"
     directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory)
+    model.save_pretrained(directory, state_dict=weights)
     tokenizer.save_pretrained(directory)
     write_run_file(directory, config, step)
     torch.save(trainer_state, directory / f"{STATE_FILE}.tmp")
@@ -90,4 +94,7 @@ def load_run_file(directory: Path) -> dict[str, Any]:
 def load_trainer_state(directory: Path) -> dict:
     import torch
 
-    return torch.load(Path(directory) / STATE_FILE, weights_only=False)
+    state = torch.load(Path(directory) / STATE_FILE, weights_only=False)
+    if "rank_rng" not in state:  # written before per-rank RNG states: rank 0's streams only
+        state["rank_rng"] = [{key: state[key] for key in ("prompt_rng", "sampler", "torch_rng")}]
+    return state

@@ -14,6 +14,7 @@ from kleval.train.kl import KLConfig
 ALGORITHMS = ("rloo", "grpo")
 LOSS_AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm")
 ROLLOUT_BACKENDS = ("tiny", "hf", "vllm")
+SHARDINGS = ("none", "fsdp")  # fsdp: see train/sharding.py
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class TrainConfig:
     dtype: str = "float32"  # "bfloat16" on GPU
     attention: str = "sdpa"  # transformers attn_implementation; "eager" is faster for the tiny model
     device: str = "cpu"
+    sharding: str = "none"  # none: every rank holds the full model (data parallel); fsdp: FSDP2 shards
     threads: int = 1  # torch intra-op threads on CPU (1 lets two runs share 2 cores)
 
     def __post_init__(self) -> None:
@@ -62,6 +64,8 @@ class TrainConfig:
             raise ConfigError(f"loss_aggregation must be one of {LOSS_AGGREGATIONS}, got {self.loss_aggregation!r}")
         if self.rollout_backend not in ROLLOUT_BACKENDS:
             raise ConfigError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {self.rollout_backend!r}")
+        if self.sharding not in SHARDINGS:
+            raise ConfigError(f"sharding must be one of {SHARDINGS}, got {self.sharding!r}")
         if self.samples_per_prompt < 2:
             raise ConfigError("samples_per_prompt must be >= 2 (the baseline needs other samples of the prompt)")
         for name in ("prompts_per_step", "max_new_tokens", "steps", "ppo_epochs", "save_every"):

@@ -7,8 +7,9 @@ Each rank samples prompts_per_step / world_size prompts with its own seed, compu
 the gradients are averaged across ranks before clipping (what DistributedDataParallel does, done
 by hand so the loop stays one readable story and the two backward passes of the split gradient
 norms keep working). Every rank holds the full model and Adam state: this fits models up to a
-few billion parameters; sharding (FSDP) is not implemented. Rank 0 alone logs and saves; logged
-statistics are averaged across ranks.
+few billion parameters; `--fsdp` shards them instead (train/sharding.py) and uses the process
+group set up here. Rank 0 alone logs and saves; logged statistics are averaged across ranks;
+each rank's RNG states are gathered into the checkpoint so a resume continues every rank's streams.
 """
 from __future__ import annotations
 
@@ -27,10 +28,18 @@ class Ranks:
         return self.rank == 0
 
 
-def setup(device: str) -> tuple[Ranks, str]:
-    """Join the torchrun process group if launched by torchrun; returns (ranks, this rank's device)."""
+def setup(device: str, *, sharded: bool = False) -> tuple[Ranks, str]:
+    """Join the torchrun process group if launched by torchrun; returns (ranks, this rank's device).
+
+    sharded (FSDP) needs the process group even for one rank, hence torchrun.
+    """
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
-    if world_size == 1:
+    if sharded and "LOCAL_RANK" not in os.environ:
+        from kleval.errors import ConfigError
+
+        raise ConfigError("--fsdp needs a process group: launch with torchrun --nproc-per-node N "
+                          "(-m kleval.cli train ...), or drop --fsdp")
+    if world_size == 1 and not sharded:
         return Ranks(), device
     import torch
     import torch.distributed as dist
@@ -73,6 +82,30 @@ def average_row(row: dict, ranks: Ranks, device: str) -> dict:
     dist.all_reduce(values)
     values /= ranks.world_size
     return {**row, **{k: float(v) for k, v in zip(keys, values.tolist())}}
+
+
+def gather_object(obj, ranks: Ranks) -> list | None:
+    """[obj of rank 0, obj of rank 1, ...] on rank 0, None on the others (a collective)."""
+    if ranks.world_size == 1:
+        return [obj]
+    import torch.distributed as dist
+
+    gathered = [None] * ranks.world_size
+    dist.all_gather_object(gathered, obj)
+    return gathered if ranks.is_main else None
+
+
+def scatter_object(objects: list | None, ranks: Ranks):
+    """This rank's entry of rank 0's list (None when rank 0 has none for this many ranks)."""
+    if ranks.world_size > 1:
+        import torch.distributed as dist
+
+        holder = [objects if ranks.is_main else None]
+        dist.broadcast_object_list(holder, src=0)
+        objects = holder[0]
+    if objects is None or len(objects) != ranks.world_size:
+        return None
+    return objects[ranks.rank]
 
 
 def barrier(ranks: Ranks) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kleval.errors import ConfigError
 from kleval.train import checkpoint as ckpt
-from kleval.train import data_parallel
+from kleval.train import data_parallel, sharding
 from kleval.train.advantage import compute_advantages
 from kleval.train.config import TrainConfig
 from kleval.train.diagnostics import StepLogger, exact_kl_statistics
@@ -39,8 +39,9 @@ def _check_run_dir(run_dir: Path, config: TrainConfig) -> None:
         return
     previous = json.loads(existing.read_text())["config"]
     current = config.to_dict()
+    defaults = TrainConfig().to_dict()  # a setting added since that run was written had its default
     differing = sorted(k for k in set(previous) | set(current)
-                       if previous.get(k) != current.get(k) and k not in RESUMABLE_CHANGES)
+                       if previous.get(k, defaults.get(k)) != current.get(k) and k not in RESUMABLE_CHANGES)
     if differing:
         raise ConfigError(f"{run_dir} holds a run with different settings ({', '.join(differing)}); "
                           "use a new --out directory or the same settings to resume")
@@ -61,7 +62,9 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     # -- setup ---------------------------------------------------------------------------------
     if not config.model:
         raise ConfigError("no base model given; pass --model DIR or use --tiny")
-    ranks, device = data_parallel.setup(config.device)  # torchrun: one rank per GPU (untested on GPU)
+    sharded = config.sharding == "fsdp"
+    ranks, device = data_parallel.setup(config.device, sharded=sharded)  # torchrun: one rank per GPU
+    progress = progress and ranks.is_main
     run_dir = Path(run_dir)
     if ranks.is_main:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -75,10 +78,18 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     task = task or load_task(config.task)
     problems = task.problems()
     tokenizer = AutoTokenizer.from_pretrained(config.model)
+    resumable = ckpt.latest_resumable(run_dir)  # (step, global_step_N/) holding trainer state, or None
+    start_step = resumable[0] if resumable else 0
     load = dict(dtype=dtype, attn_implementation=config.attention)
-    policy = AutoModelForCausalLM.from_pretrained(config.model, **load).to(device)
-    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).to(device).eval()
+    # FSDP keeps fp32 master weights (bf16 is its compute dtype); unsharded, the policy is in `dtype`.
+    policy = AutoModelForCausalLM.from_pretrained(resumable[1] if resumable else config.model,
+                                                  **{**load, "dtype": torch.float32} if sharded else load)
+    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).eval()
     reference.requires_grad_(False)
+    if sharded:  # each rank keeps 1/world_size of both models; fully_shard moves the shards to `device`
+        policy, reference = sharding.shard_models(policy, reference, dtype=config.dtype)
+    else:
+        policy, reference = policy.to(device), reference.to(device)
     policy.train()
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate, betas=config.adam_betas,
                                  weight_decay=config.weight_decay)
@@ -86,19 +97,15 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
     prompt_rng = random.Random(rank_seed)
     torch.manual_seed(rank_seed)
     sampler = torch.Generator(device=device).manual_seed(rank_seed)
-
-    start_step = 0
-    resumable = ckpt.latest_resumable(run_dir)
-    if resumable is not None:
-        start_step, step_dir = resumable
-        state = ckpt.load_trainer_state(step_dir)
-        policy.load_state_dict(AutoModelForCausalLM.from_pretrained(step_dir, **load).state_dict())
-        optimizer.load_state_dict(state["optimizer"])
-        if ranks.is_main:  # the saved RNG states are rank 0's; other ranks reseed per resume step
-            prompt_rng.setstate(state["prompt_rng"])
-            sampler.set_state(state["sampler"])
-            torch.set_rng_state(state["torch_rng"])
-        else:
+    if resumable:
+        state = ckpt.load_trainer_state(resumable[1]) if ranks.is_main or not sharded else None  # FSDP: rank 0 broadcasts
+        sharding.load_optimizer_state_dict(policy, optimizer, state and state["optimizer"], ranks)
+        rng_states = data_parallel.scatter_object(state and state.get("rank_rng"), ranks)
+        if rng_states is not None:  # every rank continues its own streams: resume is exact
+            prompt_rng.setstate(rng_states["prompt_rng"])
+            sampler.set_state(rng_states["sampler"])
+            torch.set_rng_state(rng_states["torch_rng"])
+        else:  # saved by a different number of ranks: reseed per resume step
             prompt_rng.seed(rank_seed + start_step)
             sampler.manual_seed(rank_seed + start_step)
     engine = None
@@ -106,7 +113,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         from kleval.train.vllm_rollout import VLLMRollout
 
         engine = VLLMRollout(config.model, seed=config.seed)
-        engine.push_weights(policy)
+        engine.push_weights(sharding.full_parameters(policy))
     logger = StepLogger(run_dir, resume_step=start_step, tensorboard=ranks.is_main) if ranks.is_main else None
     reward_memo: dict[tuple[str, str], float] = {}  # Task.reward is deterministic: grade each answer once
     rollout_queue: deque = deque()  # batches waiting to be trained on (off-policy staleness)
@@ -130,8 +137,9 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
                                   **sampling)
         else:
             policy.eval()
-            batch = sample(config.rollout_backend, policy, tokenizer, [prompt_text(p) for p in chosen],
-                           generator=sampler, **sampling)
+            with sharding.gathered_for_sampling(policy):  # FSDP: ranks sample different lengths
+                batch = sample(config.rollout_backend, policy, tokenizer, [prompt_text(p) for p in chosen],
+                               generator=sampler, **sampling)
             policy.train()
         graded = []
         for i, text in zip(batch.prompt_index, batch.texts):
@@ -192,21 +200,24 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             optimizer.zero_grad(set_to_none=True)
             split_norms = {}
             if config.kl.in_loss and config.grad_norm_split_every and step % config.grad_norm_split_every == 0:
-                # Two backward passes (KL first, then policy) to report each term's gradient norm.
+                # Two backward passes (KL first, then policy) to report each term's gradient norm,
+                # both of the rank-averaged gradient (what the update uses).
                 terms.kl.backward(retain_graph=True)
+                sharding.reduce_gradients(policy, ranks)
                 kl_grads = [p.grad.detach().clone() if p.grad is not None else None for p in policy.parameters()]
-                split_norms["grad_norm_kl"] = float(torch.norm(torch.stack([g.norm() for g in kl_grads if g is not None])))
+                split_norms["grad_norm_kl"] = sharding.gradient_norm(kl_grads)
                 terms.policy.backward()
-                split_norms["grad_norm_pg"] = float(torch.norm(torch.stack(
-                    [(p.grad - g).norm() for p, g in zip(policy.parameters(), kl_grads) if p.grad is not None and g is not None])))
+                sharding.reduce_gradients(policy, ranks)  # mean(kl_mean + pg_rank) = kl_mean + pg_mean
+                split_norms["grad_norm_pg"] = sharding.gradient_norm(
+                    [p.grad - g for p, g in zip(policy.parameters(), kl_grads) if p.grad is not None and g is not None])
             else:
                 terms.total.backward()
-            data_parallel.average_gradients(policy, ranks)
-            grad_norm = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm))
+                sharding.reduce_gradients(policy, ranks)  # FSDP: already reduce-scattered in backward
+            grad_norm = sharding.clip_gradients(policy, config.max_grad_norm)
             optimizer.step()
         if engine is not None:  # the engine must sample from the policy just trained
-            engine.push_weights(policy)
-            if step % config.save_every == 1:
+            engine.push_weights(sharding.full_parameters(policy))
+            if (step - 1) % config.save_every == 0:  # steps 1, 1 + save_every, ... (also when save_every is 1)
                 engine.check_logprobs(policy, tokenizer, prompt_text(problems[0]))
 
         # -- 6. log and save ---------------------------------------------------------------------------
@@ -238,10 +249,14 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             logger.log(row)
         if progress:
             bar.set_postfix(reward=f"{row['reward']:.2f}", kl=f"{row['kl_exact']:.3f}")
-        if ranks.is_main and (step % config.save_every == 0 or step == config.steps):
-            state = {"optimizer": optimizer.state_dict(), "prompt_rng": prompt_rng.getstate(),
-                     "sampler": sampler.get_state(), "torch_rng": torch.get_rng_state(), "step": step}
-            last_dir = ckpt.save_checkpoint(run_dir, step, policy, tokenizer, config, state)
+        if step % config.save_every == 0 or step == config.steps:  # gathers are collectives: every rank
+            weights = sharding.full_state_dict(policy, ranks)  # FSDP: full, on rank 0's CPU
+            state = {"optimizer": sharding.optimizer_state_dict(policy, optimizer, ranks), "step": step,
+                     "rank_rng": data_parallel.gather_object({"prompt_rng": prompt_rng.getstate(),
+                                                              "sampler": sampler.get_state(),
+                                                              "torch_rng": torch.get_rng_state()}, ranks)}
+            if ranks.is_main:
+                last_dir = ckpt.save_checkpoint(run_dir, step, policy, tokenizer, config, state, weights=weights)
     if logger is not None:
         logger.close()
     data_parallel.barrier(ranks)

@@ -24,10 +24,14 @@ class VLLMRollout:
         self.llm = LLM(model=model_dir, dtype=dtype, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
                        enable_prefix_caching=True)
 
-    def push_weights(self, policy) -> None:
-        """Copy the trainer's current weights into the engine (same process, same GPU)."""
+    def push_weights(self, named_tensors) -> None:
+        """Copy the trainer's current weights into the engine (same process, same GPU).
+
+        named_tensors: (name, full tensor) pairs, e.g. sharding.full_parameters(policy), which under
+        FSDP all-gathers one parameter at a time (every rank pushes into its own engine).
+        """
         engine_model = self.llm.llm_engine.model_executor.driver_worker.model_runner.model
-        engine_model.load_weights((name, tensor.detach()) for name, tensor in policy.state_dict().items())
+        engine_model.load_weights(named_tensors)
         self.llm.reset_prefix_cache()
 
     def sample(self, tokenizer, prompts: Sequence[str], *, samples_per_prompt: int, max_new_tokens: int,
