@@ -10,7 +10,7 @@ instead of hanging a worker.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -36,6 +36,7 @@ class Canon:
     value: Any  # sympy object, str, tuple[Canon, ...] or (digits, base)
     source: str  # the normalized string it came from
     brackets: str = ""  # seq only: the opening and closing bracket, e.g. "(]" for a half-open interval
+    named: str = ""  # "y = 2x+1" when the value came from dropping a naming left side (compare may need it)
 
     def show(self) -> str:
         if self.kind in ("seq", "set", "list", "union"):
@@ -49,7 +50,10 @@ class Canon:
             return inner
         if self.kind == "base":
             return f"{self.value[0]}_{self.value[1]}"
-        return str(self.value)
+        try:
+            return str(self.value)
+        except ValueError:  # an integer past Python's int-to-str digit limit
+            return self.source
 
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -57,11 +61,14 @@ _NUMBER_RE = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 _THOUSANDS_RE = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _FRAC_RE = re.compile(r"^([-+]?)\\frac\{\s*([-+]?\d+)\s*\}\{\s*([-+]?\d+)\s*\}$|^([-+]?\d+)\s*/\s*([-+]?\d+)$")
 _SCI_RE = re.compile(r"^([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?$")
+_REPEATING_RE = re.compile(r"^([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
+_INT_POWER_RE = re.compile(r"^(\d+)\s*\^\s*\{?\s*(\d+)\s*\}?$")
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?$")
 _WORDS_RE = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
 _MATRIX_RE = re.compile(r"\\begin\{[pbvBV]?matrix\}")
 _EXPONENT_RE = re.compile(r"\^\s*\{?\s*(\d+)")
 _NESTED_POWER_RE = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\d+\s*\^")
+_BINOMIAL_RE = re.compile(r"\\[dt]?binom\s*(?:\{\s*(\d+)\s*\}|(\d))")
 _FACTORIAL_RE = re.compile(r"(\d+)\s*!")
 _DIGITS_RE = re.compile(r"\d+")
 
@@ -120,6 +127,11 @@ def _check_size(s: str) -> str | None:
     for m in _EXPONENT_RE.finditer(s):
         if len(m.group(1)) > 6 or int(m.group(1)) > MAX_EXPONENT:
             return f"an exponent above {MAX_EXPONENT}"
+    if "\\choose" in s or "binom" in s:
+        small = [m for m in _BINOMIAL_RE.finditer(s) if len(m.group(1) or m.group(2)) <= 6
+                 and int(m.group(1) or m.group(2)) <= MAX_FACTORIAL]
+        if "\\choose" in s or len(small) < s.count("binom"):
+            return f"a binomial coefficient that is not (n <= {MAX_FACTORIAL}) choose k"
     for m in _FACTORIAL_RE.finditer(s):
         if len(m.group(1)) > 6 or int(m.group(1)) > MAX_FACTORIAL:
             return f"a factorial above {MAX_FACTORIAL}!"
@@ -145,6 +157,12 @@ def _fast_number(s: str) -> Any | None:
             return None
         value = sympy.Rational(int(num), int(den))
         return -value if sign == "-" else value
+    m = _REPEATING_RE.match(t)
+    if m:  # 1.2\overline{34} = (1234 - 12) / 990
+        sign, whole, fixed, period = m.groups()
+        head = Fraction(f"{whole or 0}.{fixed}") if fixed else Fraction(int(whole or 0))
+        value = head + Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(fixed))
+        return sympy.Rational(-value if sign == "-" else value)
     m = _SCI_RE.match(t)
     if m:
         return sympy.Rational(Fraction(m.group(1))) * sympy.Integer(10) ** int(m.group(2))
@@ -193,6 +211,8 @@ def _simplify_relation_text(s: str) -> str:
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(.+)$", s)
     if m:
         return m.group(1).strip()
+    if len(split_top_level(s)) > 1:
+        return s  # "x=3, x=-2" is a list of two equations, not a chain ending in -2
     parts = re.split(r"(?<![<>!\\])=(?!=)", s)
     if len(parts) > 2 and all(p.strip() for p in parts):
         return parts[0].strip() + " = " + parts[-1].strip()
@@ -215,6 +235,20 @@ def _drop_named_lhs(s: str) -> str:
     return s
 
 
+def _opaque_key(s: str) -> str:
+    """The string an over-size value is compared by; `4^{5000}` and `2^{10000}` share `2^10000`."""
+    m = _INT_POWER_RE.match(s)
+    if m and len(m.group(1)) <= 30 and len(m.group(2)) <= 12:
+        from sympy.ntheory.factor_ import perfect_power
+
+        base, exponent = int(m.group(1)), int(m.group(2))
+        root = perfect_power(base) if base > 1 else False
+        if root:
+            base, exponent = root[0], root[1] * exponent
+        return f"{base}^{exponent}"
+    return re.sub(r"\s+", "", s)
+
+
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
     s = s.strip()
@@ -232,7 +266,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(s.replace(",", "")), s)
     s = _split_words(s)
     if policy.equation_rhs:
-        s = _drop_named_lhs(s)
+        rhs = _drop_named_lhs(s)
+        if rhs != s:
+            return replace(canonicalize(rhs, policy), named=s)
     s = _simplify_relation_text(s)
 
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
@@ -269,7 +305,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("text", text_key(s, policy), s)
     too_big = _check_size(s)
     if too_big is not None:
-        return Canon("opaque", re.sub(r"\s+", "", s), s)
+        return Canon("opaque", _opaque_key(s), s)
     if _MATRIX_RE.search(s):
         import sympy
 

@@ -7,15 +7,48 @@ intervals keep their bracket types; `x = 3` matches `3` when one side is a bare 
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from kleval.verify.canonical import Canon
 from kleval.verify.policy import Policy
 
 _DIGITS = 50
+_MAX_DIGITS = 1000
 _POINTS = ((0.5772156649, 1.2020569031, 0.6931471805), (1.6180339887, 2.7182818284, 0.3183098861),
            (-0.9159655941, 1.4142135623, 2.2360679774))
 _GROUPED = ("list", "set", "seq", "union")
+
+
+_MAX_EXACT_DIGITS = 20000  # integers/rationals up to this many digits are compared exactly
+
+
+def _exact_rational(x: Any) -> Any | None:
+    """The exact Rational value of an integer/rational expression (`9^{1000}-1`, `100!`), else None.
+
+    A 50-digit evaluation cannot tell `2^{3000}` from `2^{3000}+1`, so rational-valued numbers are
+    computed exactly; every power, factorial and binomial inside is sized first, so nothing bigger
+    than _MAX_EXACT_DIGITS digits is ever built.
+    """
+    import sympy
+
+    if x.is_Rational:
+        return x
+    if x.is_rational is not True:
+        return None
+    limit = sympy.Float(10) ** _MAX_EXACT_DIGITS
+    for node in sympy.preorder_traversal(x):
+        if isinstance(node, (sympy.Pow, sympy.factorial, sympy.binomial)) or node is x:
+            try:
+                magnitude = abs(sympy.N(node, 15))
+            except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+                return None
+            if not magnitude.is_Float and not magnitude.is_Rational:
+                return None
+            if magnitude > limit or (magnitude != 0 and magnitude < 1 / limit):
+                return None
+    value = x.doit()
+    return value if value.is_Rational else None
 
 
 def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
@@ -23,16 +56,25 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
 
     if a == b:
         return True
-    if a.is_Rational and b.is_Rational and policy.relative_tolerance == 0:
-        return False
+    exact_a, exact_b = _exact_rational(a), _exact_rational(b)
+    if exact_a is not None and exact_b is not None:
+        if policy.relative_tolerance == 0:
+            return exact_a == exact_b
+        return abs(exact_a - exact_b) <= policy.relative_tolerance * max(1, abs(exact_a))
     if not (a.is_finite and b.is_finite):
         return False
     try:
-        diff = complex(sympy.N(a - b, _DIGITS))
-        scale = max(1.0, abs(complex(sympy.N(a, 20))))
+        scale = max(abs(complex(sympy.N(a, 20))), abs(complex(sympy.N(b, 20))))
+        # Enough digits that the difference is resolved below the tolerance for large magnitudes.
+        digits = _DIGITS + max(0, int(math.log10(scale))) if scale > 0 else _DIGITS
+        if digits > _MAX_DIGITS:
+            return False  # too large to compare numerically without a rational value
+        diff = complex(sympy.N(a - b, digits))
     except (TypeError, ValueError, OverflowError, ZeroDivisionError):
         return False
-    tolerance = max(policy.relative_tolerance, 1e-40) * scale
+    # "Exact" means a difference below 1e-40 of the larger magnitude (so 1e-50*sqrt(2) != 0),
+    # and never more than 1e-20 in absolute terms (so 2^{300}*sqrt(2) != 2^{300}*sqrt(2) + 1).
+    tolerance = max(policy.relative_tolerance * max(scale, 1.0), min(1e-40 * scale, 1e-20))
     return abs(diff) <= tolerance
 
 
@@ -82,6 +124,12 @@ def _as_set(c: Canon) -> Any | None:
         if c.kind == "seq" and len(c.value) == 2 and c.brackets in ("()", "[]", "(]", "[)"):
             lo, hi = (x.value for x in c.value)
             return sympy.Interval(lo, hi, c.brackets[0] == "(", c.brackets[1] == ")")
+        if c.kind == "list" and c.value and all(x.kind == "relation" for x in c.value):
+            # "x < -2 or x > 2": a list of one-variable conditions is the union of their sets
+            if len({sym for x in c.value for sym in x.value.free_symbols}) != 1:
+                return None
+            parts = [_as_set(p) for p in c.value]
+            return None if any(p is None for p in parts) else sympy.Union(*parts)
         if c.kind == "union":
             parts = [_as_set(p) for p in c.value]
             return None if any(p is None for p in parts) else sympy.Union(*parts)
@@ -112,6 +160,48 @@ def _match_ordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -
     return len(a) == len(b) and all(equal(x, y, policy)[0] for x, y in zip(a, b))
 
 
+def _proportional(a: Any, b: Any) -> bool:
+    """Whether a == r*b for one nonzero constant r (`4x+6y-12` vs `2x+3y-6`), checked at the fixed points."""
+    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
+    if not symbols or len(symbols) > 3:
+        return False
+    import sympy
+
+    ratios = []
+    for point in _POINTS:
+        values = {s: sympy.Float(v, 30) for s, v in zip(symbols, point)}
+        try:
+            va = complex(sympy.N(a.xreplace(values), 30))
+            vb = complex(sympy.N(b.xreplace(values), 30))
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            return False
+        if not (abs(vb) > 1e-12 and abs(va) > 1e-12) or va != va or abs(va) == float("inf"):
+            return False
+        ratios.append(va / vb)
+    return all(abs(r - ratios[0]) <= 1e-12 * abs(ratios[0]) for r in ratios)
+
+
+def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] | None:
+    """Both sides as whole equations when one is `y = 2x+1` read as its right side and the other an equation.
+
+    `y = 2x+1` vs `2x - y + 1 = 0` must compare the equations, not `2x+1` against the relation.
+    """
+    import sympy
+
+    from kleval.verify.canonical import ParseFailure, canonicalize
+
+    relation, named = (g, p) if g.kind == "relation" else (p, g)
+    if not named.named or not isinstance(relation.value, sympy.Eq) or not relation.value.free_symbols:
+        return None
+    try:
+        whole = canonicalize(named.named, policy.with_(equation_rhs=False))
+    except ParseFailure:
+        return None
+    if whole.kind != "relation" or not isinstance(whole.value, sympy.Eq):
+        return None
+    return (relation, whole) if relation is g else (whole, relation)
+
+
 def _rhs_if_assignment(c: Canon) -> Canon | None:
     """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the right is a number."""
     import sympy
@@ -135,10 +225,15 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         gk = g.value if g.kind == "text" else g.source.lower().replace(" ", "")
         pk = p.value if p.kind == "text" else p.source.lower().replace(" ", "")
         return gk == pk, "text"
+    if g.kind == "base" and p.kind == "base":
+        return g.value == p.value, "base-n-digits"  # 123_4 is not 123_5
     if g.kind == "base" or p.kind == "base":
         digits = lambda c: c.value[0] if c.kind == "base" else str(c.value) if c.kind == "number" else c.source
         return digits(g) == digits(p), "base-n-digits"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):
+        whole = _whole_equations(g, p, policy)
+        if whole is not None:
+            return equal(*whole, policy)
         g2, p2 = (_rhs_if_assignment(g) or g), (_rhs_if_assignment(p) or p)
         if (g2, p2) != (g, p):
             ok, rule = equal(g2, p2, policy)
@@ -153,7 +248,7 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         a, b = g.value, p.value
         if isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq):
             da, db = a.lhs - a.rhs, b.lhs - b.rhs
-            same = _exprs_equal(da, db, policy)[0] or _exprs_equal(da, -db, policy)[0]
+            same = _exprs_equal(da, db, policy)[0] or _exprs_equal(da, -db, policy)[0] or _proportional(da, db)
             return same, "equation-difference"
         sa, sb = _as_set(g), _as_set(p)
         if sa is not None and sb is not None:
@@ -196,5 +291,8 @@ def _grouped_equal(g: Canon, p: Canon, policy: Policy) -> tuple[bool, str]:
         if g.kind == "list" and p.kind == "list" and not policy.unordered_lists:
             return _match_ordered(g.value, p.value, policy), "list-ordered"
         return _match_unordered(g.value, p.value, policy), "set-unordered"
-    # A tuple against a bare list: accepted only in the same order ("(1, 2)" vs "1, 2").
+    # A tuple against a bare list: accepted only in the same order ("(1, 2)" vs "1, 2"); a set
+    # `\{1, 2\}` is never a point or an interval.
+    if "set" in (g.kind, p.kind):
+        return False, f"{g.kind}-vs-{p.kind}"
     return _match_ordered(g.value, p.value, policy) and "(" in (g.brackets + p.brackets), "tuple-vs-list"

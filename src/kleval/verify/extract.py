@@ -147,6 +147,12 @@ def answer_phrase(text: str) -> str | None:
     return _clean_span(segment) or None
 
 
+def _ends_in_answer_phrase(text: str) -> bool:
+    """Whether the last "the answer is" has nothing after it: the output was cut off before its answer."""
+    matches = list(_STRONG_PHRASE.finditer(text))
+    return bool(matches) and not text[matches[-1].end() :].strip(_TRAILING_JUNK + "$\\([")
+
+
 def bold_final_line(text: str) -> str | None:
     """A markdown-bold answer that is the whole last non-empty line (e.g. `**42**`), or None."""
     lines = [line.strip() for line in text.strip().split("\n") if line.strip()]
@@ -164,6 +170,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     phrase = answer_phrase(text)
     if phrase is not None:
         return phrase, "answer-phrase"
+    if _ends_in_answer_phrase(text):
+        return None, "the text ends in an answer phrase with nothing after it (truncated)"
     final = gsm8k_final(text)
     if final is not None:
         return final, "####"

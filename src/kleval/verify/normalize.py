@@ -29,6 +29,7 @@ _UNIT_WORDS = (
 _TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
 _TRAILING_TEXT_BLOCK = re.compile(r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{[^{}]*\}\s*(?:\^\{?[23]\}?)?\s*$")
 _SPACES = re.compile(r"\s+")
+_REALS = re.compile(r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s+R(?![a-zA-Z])|ℝ")
 
 
 _SHORT_FRAC = re.compile(
@@ -105,6 +106,7 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = s.replace("\\leqslant", "\\leq").replace("\\geqslant", "\\geq").replace("\\neq", "\\ne")
     s = s.replace("−", "-").replace("∞", "\\infty").replace("×", "\\times").replace("π", "\\pi")
     s = s.replace("\\%", "%").replace("\\$", "$")
+    s = _REALS.sub(r"(-\\infty,\\infty)", s)  # the real line is an interval
     s = _fix_short_commands(s)
     s = re.sub(r"(?<=\d),\\!\s*(?=\d{3})", "", s)  # MATH writes thousands as 5,\!525
     s = re.sub(r"\\phantom\s*(?:\{[^{}]*\}|\S)", "", s)  # invisible alignment characters
