@@ -14,11 +14,11 @@ from kleval.types import AnswerKind, Status, Verdict
 from kleval.verify import extract
 from kleval.verify.canonical import Canon, ParseFailure, canonicalize
 from kleval.verify.compare import equal
-from kleval.verify.normalize import normalize_span, text_key
+from kleval.verify.normalize import normalize_span, text_key, unit_of
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "1.2.0"
+VERIFIER_VERSION = "1.3.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -95,6 +95,10 @@ def verify(
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
     pred_normalized = normalize_span(span, chosen)
+    gold_unit, pred_unit = unit_of(_gold_span(gold, chosen)), unit_of(span)
+    if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
+        return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_normalized, "unit-mismatch",
+                       f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
     if pred_normalized == gold_normalized:
         return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "normalized-string",
                        f"answer ({how}) equals the gold after normalization")

@@ -135,3 +135,35 @@ def text_key(span: str, policy: Policy) -> str:
     if s.startswith("(") and s.endswith(")") and len(s) <= 3:
         s = s[1:-1]  # "(C)" is the letter C
     return s if policy.case_sensitive_text else s.lower()
+
+
+# Units that normalize_span strips, grouped so that spelled-out and abbreviated forms agree.
+# Two answers whose units are both known here and differ ("5 days" vs "5 weeks") are not equal,
+# whatever their numbers: stripping units must never turn a unit error into a match.
+_UNIT_CANON = {
+    "cm": "cm", "centimeter": "cm", "centimetre": "cm", "mm": "mm", "millimeter": "mm", "km": "km",
+    "kilometer": "km", "m": "m", "meter": "m", "metre": "m", "in": "in", "inch": "in", "ft": "ft",
+    "foot": "ft", "feet": "ft", "yd": "yd", "yard": "yd", "mi": "mi", "mile": "mi",
+    "s": "s", "sec": "s", "second": "s", "min": "min", "minute": "min", "h": "h", "hr": "h", "hour": "h",
+    "day": "day", "week": "week", "month": "month", "year": "year",
+    "g": "g", "gram": "g", "kg": "kg", "kilogram": "kg", "lb": "lb", "pound": "lb", "oz": "oz", "ounce": "oz",
+    "l": "l", "liter": "l", "litre": "l", "ml": "ml", "milliliter": "ml", "gallon": "gallon",
+    "dollar": "dollar", "cent": "cent", "degree": "degree", "radian": "rad", "rad": "rad",
+}
+_UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\.?|cubic|cu\.?)\s*)?"
+                          r"([A-Za-z]+)\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$")
+
+
+def unit_of(span: str) -> str | None:
+    """The known unit an answer ends with (canonical, with its power), or None."""
+    s = span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ").strip()
+    m = _UNIT_AT_END.search(s)
+    if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
+        return None
+    word = m.group(2).lower()
+    for candidate in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+        if candidate in _UNIT_CANON:
+            power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
+            power = power or (m.group(3) or "").replace("{", "").replace("}", "")
+            return _UNIT_CANON[candidate] + power
+    return None
