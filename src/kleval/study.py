@@ -34,14 +34,15 @@ def scores_path(study: Path, label: str, task: str) -> Path:
     return study / "scores" / label / f"{task}.jsonl"
 
 
-def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+def read_jsonl(path: Path, *, repair: bool = False, skip_torn: bool = False) -> list[dict[str, Any]]:
     """Read a JSONL log. A torn tail (a kill mid-write leaves bytes after the last newline) is
-    cut off when `repair`; a bad complete line is corruption: DataError naming file and line."""
+    cut off the file when `repair`, ignored when `skip_torn` (a log another process is still
+    writing); a bad complete line is corruption: DataError naming file and line."""
     if not path.exists():
         return []
     raw = path.read_bytes()
     complete, _, tail = raw.rpartition(b"\n")
-    if tail.strip():
+    if tail.strip() and not skip_torn:
         if not repair:
             raise DataError(f"{path}: last line is incomplete (an interrupted write?)")
         with open(path, "r+b") as fh:
@@ -90,8 +91,8 @@ def read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(f"{path} not found: is this a kleval study directory?") from None
-    except ValueError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 
 
 @contextlib.contextmanager

@@ -12,7 +12,6 @@ number left out per checkpoint x task is kept in `Study.incomplete`.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from kleval.errors import DataError
-from kleval.study import read_jsonl
+from kleval.study import read_json, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -53,29 +52,9 @@ class Checkpoint:
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise DataError(f"{path} is missing; is this a study directory written by `kleval eval`?") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-
-
 def read_train_log(path: Path) -> list[dict[str, Any]]:
-    """Rows of a train_log.jsonl. A torn last line (a run still writing, or killed mid-write)
-    is skipped; a malformed complete line is a DataError naming the file and line."""
-    text = path.read_text(encoding="utf-8")
-    complete = text if text.endswith("\n") else text[: text.rfind("\n") + 1]
-    rows = []
-    for line_number, line in enumerate(complete.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{line_number}: malformed JSON line ({exc.msg})") from None
-    return rows
+    """Rows of a train_log.jsonl; a torn last line (a run still writing, or killed) is skipped."""
+    return read_jsonl(path, skip_torn=True)
 
 
 def _optional_float(text: str | None) -> float | None:
@@ -104,7 +83,7 @@ class Study:
     def header(self) -> dict[str, Any]:
         """study.json: sampling, tasks with hashes, verifier version (empty dict if absent)."""
         path = self.root / "study.json"
-        return _read_json(path) if path.exists() else {}
+        return read_json(path) if path.exists() else {}
 
     @cached_property
     def results(self) -> list[dict[str, str]]:
@@ -136,7 +115,7 @@ class Study:
         entries = {}
         path = self.root / "checkpoints.json"
         if path.exists():
-            raw = _read_json(path)
+            raw = read_json(path)
             if isinstance(raw, dict):
                 raw = raw.get("checkpoints", [])
             for entry in raw:

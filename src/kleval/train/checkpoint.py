@@ -9,25 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from kleval.errors import CheckpointError
+from kleval.study import git_revision
 
 STEP_DIR = re.compile(r"^global_step_(\d+)$")
 RUN_FILE = "kleval_run.json"
 STATE_FILE = "trainer_state.pt"
-
-
-def git_revision() -> str | None:
-    """The commit of the kleval source tree, when it is a git checkout."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
-                             text=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def run_metadata(config, step: int) -> dict[str, Any]:

@@ -78,23 +78,32 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     return abs(diff) <= tolerance
 
 
-def _identical_at_points(a: Any, b: Any) -> bool | None:
-    """Whether a and b agree at three fixed points (None when they cannot be evaluated there)."""
+def _values_at(a: Any, b: Any, symbols: list, point: tuple) -> tuple[complex, complex] | None:
+    """a and b evaluated with `symbols` set to `point` (30 digits), or None if either is not finite."""
     import sympy
 
+    values = {s: sympy.Float(v, 30) for s, v in zip(symbols, point)}
+    try:
+        va = complex(sympy.N(a.xreplace(values), 30))
+        vb = complex(sympy.N(b.xreplace(values), 30))
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+    if va != va or vb != vb or abs(va) == float("inf") or abs(vb) == float("inf"):
+        return None
+    return va, vb
+
+
+def _identical_at_points(a: Any, b: Any) -> bool | None:
+    """Whether a and b agree at three fixed points (None when they cannot be evaluated there)."""
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     if len(symbols) > 3:
         return None
     agreed = 0
     for point in _POINTS:
-        values = {s: sympy.Float(v, 30) for s, v in zip(symbols, point)}
-        try:
-            va = complex(sympy.N(a.xreplace(values), 30))
-            vb = complex(sympy.N(b.xreplace(values), 30))
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        values = _values_at(a, b, symbols, point)
+        if values is None:
             continue
-        if va != va or vb != vb or abs(va) == float("inf") or abs(vb) == float("inf"):
-            continue
+        va, vb = values
         if abs(va - vb) > 1e-12 * max(1.0, abs(va)):
             return False
         agreed += 1
@@ -165,19 +174,12 @@ def _proportional(a: Any, b: Any) -> bool:
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     if not symbols or len(symbols) > 3:
         return False
-    import sympy
-
     ratios = []
     for point in _POINTS:
-        values = {s: sympy.Float(v, 30) for s, v in zip(symbols, point)}
-        try:
-            va = complex(sympy.N(a.xreplace(values), 30))
-            vb = complex(sympy.N(b.xreplace(values), 30))
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        values = _values_at(a, b, symbols, point)
+        if values is None or not (abs(values[0]) > 1e-12 and abs(values[1]) > 1e-12):
             return False
-        if not (abs(vb) > 1e-12 and abs(va) > 1e-12) or va != va or abs(va) == float("inf"):
-            return False
-        ratios.append(va / vb)
+        ratios.append(values[0] / values[1])
     return all(abs(r - ratios[0]) <= 1e-12 * abs(ratios[0]) for r in ratios)
 
 
