@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from kleval.train.advantage import compute_advantages, group_baseline
-from kleval.train.kl import KLConfig, preset
+from kleval.klconfig import KLConfig, preset
 from kleval.train.loss import aggregate, compute_loss
 
 

@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from kleval.errors import ConfigError
-from kleval.train.kl import (PRESETS, KLConfig, effective_sequence_beta, estimate, kl_terms, preset, preset_name,
-                             straight_through_clamp)
+from kleval.klconfig import PRESETS, KLConfig, effective_sequence_beta, preset, preset_name
+from kleval.train.kl import estimate, kl_terms, straight_through_clamp
 
 
 def categorical_pair(seed: int, size: int = 5):

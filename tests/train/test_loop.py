@@ -104,7 +104,7 @@ def test_build_tiny_base_saves_a_loadable_char_model(tmp_path):
 def test_hf_rollouts_with_padded_prompts_and_a_bpe_model(tiny_checkpoint, tmp_path):
     """The path for bigger models: `generate` rollouts, left-padded prompts of different lengths."""
     from kleval.train.config import TrainConfig
-    from kleval.train.kl import preset
+    from kleval.klconfig import preset
 
     config = TrainConfig(model=str(tiny_checkpoint), task="arith_sub", kl=preset("k1-both", beta=0.1),
                          preset="k1-both", rollout_backend="hf", steps=2, prompts_per_step=3, samples_per_prompt=2,

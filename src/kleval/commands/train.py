@@ -51,7 +51,7 @@ def _config(args):
 
     from kleval.errors import ConfigError
     from kleval.train.config import TrainConfig
-    from kleval.train.kl import preset
+    from kleval.klconfig import preset
     from kleval.train.tiny import DEFAULT_BETA, ensure_base, tiny_config
 
     overrides = {key: value for key, value in {
@@ -80,7 +80,7 @@ def _config(args):
         "estimator": args.estimator, "placement": args.placement, "granularity": args.granularity,
         "importance_weighting": args.importance_weighting, "clamp": args.clamp}.items() if value is not None}
     if kl_changes:
-        from kleval.train.kl import preset_name
+        from kleval.klconfig import preset_name
 
         kl = replace(config.kl, **kl_changes)
         config = replace(config, kl=kl, preset=preset_name(kl))

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from kleval.errors import ConfigError
-from kleval.train.kl import KLConfig
+from kleval.klconfig import KLConfig
 
 ALGORITHMS = ("rloo", "grpo")
 LOSS_AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm")

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from kleval.train.kl import KLConfig, kl_terms, preset
+from kleval.klconfig import KLConfig, preset
+from kleval.train.kl import kl_terms
 from kleval.train.loss import importance_weighted_kl_terms
 
 CONFIGS: dict[str, KLConfig] = {

@@ -267,7 +267,7 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
 
 def _effective_beta(config: TrainConfig, mean_length: float) -> float:
     """Per-sequence strength of the loss-placed KL (see kl.effective_sequence_beta)."""
-    from kleval.train.kl import effective_sequence_beta
+    from kleval.klconfig import effective_sequence_beta
 
     length = config.max_new_tokens if config.loss_aggregation == "seq-sum-norm" else mean_length
     in_loss = effective_sequence_beta(config.kl, config.loss_aggregation, length)

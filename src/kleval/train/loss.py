@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kleval.train.kl import KLConfig, kl_terms
+from kleval.klconfig import KLConfig
+from kleval.train.kl import kl_terms
 
 
 def aggregate(per_token, mask, mode: str, *, max_length: int):

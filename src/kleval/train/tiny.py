@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kleval.train.config import TrainConfig
-from kleval.train.kl import preset
+from kleval.klconfig import preset
 
 ROOT = Path(__file__).resolve().parents[3]
 COMMITTED_BASE = ROOT / "assets" / "tiny-arith-base"
