@@ -1,7 +1,7 @@
 """How much does `kleval eval` cost on top of raw generation? Prints the wall-time ratio.
 
 Same tiny checkpoint, same prompts, same chunks and seeds: (a) the raw backend's generate calls
-alone, (b) the full `kleval.run.evaluate` (generation + logging + verification in the process
+alone, (b) the full `kleval.eval.run.evaluate` (generation + logging + verification in the process
 pool + results). Runs are interleaved (a, b, a, b, ...) so machine noise hits both alike.
 Target: median ratio b/a <= 1.10 (verification overlaps generation instead of following it).
 
@@ -32,8 +32,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from kleval.backends import make_backend
-    from kleval.checkpoints import discover
-    from kleval.run import EvalSpec, chunk_seed, evaluate
+    from kleval.eval.checkpoints import discover
+    from kleval.eval.run import EvalSpec, chunk_seed, evaluate
     from kleval.tasks import load_task
     from kleval.tiny import build_tiny_checkpoint
     from kleval.types import SamplingParams

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from kleval import study as layout
+from kleval.eval import study as layout
 from kleval.errors import ConfigError
 from kleval.tasks import list_tasks
 from kleval.verify import verify
@@ -34,13 +34,13 @@ def evaluate(checkpoints: Any, tasks: str | Sequence[str], *, n: int = 1, k: int
     """Evaluate checkpoints on tasks; return the results (one row per checkpoint x task).
 
     checkpoints: a model directory, a run directory holding step directories (kleval, TRL, verl,
-    OpenRLHF), a glob, a list of those, or `kleval.checkpoints.Checkpoint` objects.
+    OpenRLHF), a glob, a list of those, or `kleval.eval.checkpoints.Checkpoint` objects.
     tasks: task names (a list or a comma-separated string; see `list_tasks()`).
     Other settings mean what the `kleval eval` flags of the same name mean; extra keyword
     arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2).
     """
-    from kleval.run import EvalSpec
-    from kleval.run import evaluate as run_evaluate
+    from kleval.eval.run import EvalSpec
+    from kleval.eval.run import evaluate as run_evaluate
     from kleval.types import SamplingParams
 
     spec = EvalSpec(
@@ -57,7 +57,7 @@ def evaluate(checkpoints: Any, tasks: str | Sequence[str], *, n: int = 1, k: int
 
 def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None) -> list:
     """Checkpoint objects from paths/globs/run directories (Checkpoint objects pass through)."""
-    from kleval.checkpoints import Checkpoint, discover
+    from kleval.eval.checkpoints import Checkpoint, discover
 
     items = [checkpoints] if isinstance(checkpoints, (str, os.PathLike, Checkpoint)) else list(checkpoints)
     if not items:
@@ -74,7 +74,7 @@ def load_results(study_dir: PathLike):
     `frame.attrs["study_dir"]` holds the study path. Only problems with all n samples graded
     are counted, as in results.csv.
     """
-    from kleval.results import collect_results
+    from kleval.eval.results import collect_results
 
     study_dir = Path(study_dir)
     frame = collect_results(study_dir)

@@ -48,9 +48,9 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     import os
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from kleval.checkpoints import discover
+    from kleval.eval.checkpoints import discover
     from kleval.report import build_report
-    from kleval.run import EvalSpec, evaluate
+    from kleval.eval.run import EvalSpec, evaluate
     from kleval.train.gradcheck import format_table, plot_bias, run_gradcheck
     from kleval.train.tiny import ensure_base, train_sweep
     from kleval.types import SamplingParams

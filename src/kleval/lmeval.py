@@ -98,7 +98,7 @@ def export_lm_eval(out_dir: str | os.PathLike[str], tasks: Iterable[str] | None 
                    temperature: float = 1.0, top_p: float = 1.0, max_tokens: int = 2048,
                    limit: int | None = None) -> list[Path]:
     """Write lm-eval task configs for `tasks` (default: every kleval task); return the YAML paths."""
-    from kleval.study import jsonl_text, write_atomic
+    from kleval.eval.study import jsonl_text, write_atomic
     from kleval.tasks import list_tasks, load_task
 
     ks = tuple(sorted(set(int(k) for k in ks)))

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from kleval.verify.rescore import audit_study
+    from kleval.eval.rescore import audit_study
 
     rows = audit_study(args.study)
     for row in rows:

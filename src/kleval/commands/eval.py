@@ -86,8 +86,8 @@ def load_study_spec(path: Path) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kleval.checkpoints import discover
-    from kleval.run import EvalSpec, evaluate
+    from kleval.eval.checkpoints import discover
+    from kleval.eval.run import EvalSpec, evaluate
     from kleval.types import SamplingParams
 
     s = resolve_settings(args)
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     )
     checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
     if args.ray:
-        from kleval.distributed import evaluate_distributed
+        from kleval.eval.distributed import evaluate_distributed
 
         results = evaluate_distributed(checkpoints, spec, Path(s["out"]), address=args.ray_address,
                                        gpus_per_job=args.gpus_per_job, progress=not args.no_progress)

@@ -13,8 +13,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kleval.results import write_results
-    from kleval.verify.rescore import rescore_study
+    from kleval.eval.results import write_results
+    from kleval.eval.rescore import rescore_study
 
     count = rescore_study(args.study, workers=args.workers)
     results = write_results(args.study)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from kleval.errors import DataError
-from kleval.study import read_json, read_jsonl
+from kleval.eval.study import read_json, read_jsonl
 
 
 @dataclass(frozen=True)

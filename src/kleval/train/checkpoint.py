@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from kleval.errors import CheckpointError
-from kleval.study import git_revision
+from kleval.eval.study import git_revision
 
 STEP_DIR = re.compile(r"^global_step_(\d+)$")
 RUN_FILE = "kleval_run.json"

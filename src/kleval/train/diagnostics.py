@@ -73,6 +73,6 @@ class StepLogger:
 
 def read_log(run_dir: str | Path) -> list[dict[str, Any]]:
     """All rows of a run's train_log.jsonl, in order."""
-    from kleval.study import read_jsonl
+    from kleval.eval.study import read_jsonl
 
     return read_jsonl(Path(run_dir) / "train_log.jsonl", skip_torn=True)

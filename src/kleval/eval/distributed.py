@@ -3,7 +3,7 @@
 The driver writes the study header and checkpoint list (refusing incomparable settings exactly
 like a plain run), skips jobs whose logs are already complete, and submits one Ray task per
 remaining (checkpoint, task). Each job runs the plain runner's per-task loop
-(`kleval.run._evaluate_task`) with its own backend and verifier pool, so its samples are the
+(`kleval.eval.run._evaluate_task`) with its own backend and verifier pool, so its samples are the
 same as a plain run's (per-chunk seeds depend only on the seed, task and chunk index), and it
 writes only samples/<label>/<task>.jsonl and scores/<label>/<task>.jsonl: jobs never share a
 file. The driver writes results.csv once, at the end. A job that fails or is killed leaves a
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from kleval import study as layout
+from kleval.eval import study as layout
 from kleval.errors import ConfigError, KlevalError
 
 
@@ -29,7 +29,7 @@ from kleval.errors import ConfigError, KlevalError
 class Job:
     """One unit of distributed work: every problem of one task on one checkpoint."""
 
-    checkpoint: Any  # kleval.checkpoints.Checkpoint (pickled to the worker)
+    checkpoint: Any  # kleval.eval.checkpoints.Checkpoint (pickled to the worker)
     task: str
 
     @property
@@ -61,7 +61,7 @@ def job_finished(out: Path, label: str, task, spec) -> bool:
 def run_job(checkpoint: Any, task_name: str, spec, out: str | Path) -> dict[str, Any]:
     """Evaluate one checkpoint on one task into `out` (the body of one Ray task; also callable
     directly). Uses the plain runner's loop, so resuming and seeding behave identically."""
-    from kleval import run as runner
+    from kleval.eval import run as runner
     from kleval.tasks import load_task
     from kleval.verify import VerifierPool
 
@@ -89,14 +89,14 @@ def plan_jobs(checkpoints: Sequence[Any], tasks: dict[str, Any], spec, out: Path
 def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, address: str | None = None,
                          gpus_per_job: float | None = None, cpus_per_job: float = 1.0,
                          progress: bool = True) -> Path:
-    """Like `kleval.run.evaluate`, with each (checkpoint, task) a Ray task; return results.csv.
+    """Like `kleval.eval.run.evaluate`, with each (checkpoint, task) a Ray task; return results.csv.
 
     `address`: an existing cluster ("auto", "ray://host:10001", "host:6379"); None starts a
     local Ray (or uses one already initialised in this process). `gpus_per_job`: GPUs reserved
     per job; default 1 when the cluster has GPUs, else 0.
     """
-    from kleval import run as runner
-    from kleval.results import write_results
+    from kleval.eval import run as runner
+    from kleval.eval.results import write_results
     from kleval.tasks import load_task
 
     ray = import_ray()

@@ -1,4 +1,4 @@
-"""kleval.distributed: Ray jobs per (checkpoint, task) give the same study as a plain run."""
+"""kleval.eval.distributed: Ray jobs per (checkpoint, task) give the same study as a plain run."""
 from __future__ import annotations
 
 import sys
@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kleval import distributed
+from kleval.eval import distributed
 from kleval.errors import ConfigError
-from kleval.run import EvalSpec
+from kleval.eval.run import EvalSpec
 from kleval.types import SamplingParams
 
 TASKS = ("math500", "gsm8k")
@@ -32,7 +32,7 @@ def test_missing_ray_is_a_clear_error(monkeypatch):
 
 
 def test_job_finished_needs_every_sample_graded(tmp_path, data_dir):
-    from kleval import study as layout
+    from kleval.eval import study as layout
     from kleval.tasks import load_task
 
     spec = _spec(data_dir)
@@ -52,8 +52,8 @@ def test_job_finished_needs_every_sample_graded(tmp_path, data_dir):
 @pytest.mark.slow
 def test_ray_study_equals_plain_study_and_reruns_skip(tiny_checkpoint, data_dir, tmp_path, capsys):
     ray = pytest.importorskip("ray")
-    from kleval.checkpoints import discover
-    from kleval.run import evaluate
+    from kleval.eval.checkpoints import discover
+    from kleval.eval.run import evaluate
 
     spec = _spec(data_dir)
     checkpoints = discover([str(tiny_checkpoint)])

@@ -48,7 +48,7 @@ def _items(rows: list[dict[str, Any]], policy: str, path: Path) -> list:
 
 def rescore_study(study_dir: str | Path, *, workers: int = 2) -> int:
     """Rewrite every scores file from its samples with the current verifier; returns rows rescored."""
-    from kleval.study import jsonl_text, read_json, read_jsonl, scores_path, write_atomic, write_json
+    from kleval.eval.study import jsonl_text, read_json, read_jsonl, scores_path, write_atomic, write_json
     from kleval.verify.core import VERIFIER_VERSION
     from kleval.verify.pool import VerifierPool
 
@@ -89,7 +89,7 @@ def math_verify_explained(gold: str, completion: str, kind: str) -> tuple[bool, 
 
 def audit_study(study_dir: str | Path) -> list[dict[str, Any]]:
     """Samples where kleval's stored verdict and Math-Verify's differ, with both explanations."""
-    from kleval.study import read_jsonl, scores_path
+    from kleval.eval.study import read_jsonl, scores_path
 
     study = Path(study_dir)
     disagreements = []

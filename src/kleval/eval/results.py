@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kleval import study as layout
+from kleval.eval import study as layout
 
 _RATE_STATUSES = ("no_answer", "parse_error", "timeout")
 

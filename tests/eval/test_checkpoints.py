@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kleval.checkpoints import discover
+from kleval.eval.checkpoints import discover
 from kleval.errors import CheckpointError
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "special_tokens_map.json")
@@ -136,7 +136,7 @@ def test_trl_checkpoints_read_pickled_args_without_trl(tiny_checkpoint, tmp_path
 def test_pickled_args_never_run_code(tmp_path):
     import pickle
 
-    from kleval.trainer_configs import read_pickled_args
+    from kleval.eval.trainer_configs import read_pickled_args
 
     marker = tmp_path / "pwned"
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from kleval import study as layout
+from kleval.eval import study as layout
 from kleval.errors import ConfigError, DataError
 
 

@@ -4,7 +4,7 @@ A spec is a model directory, a run directory holding step directories, or a glob
 plain Hugging Face model directories, TRL `checkpoint-N`, verl `global_step_N/actor/huggingface`,
 OpenRLHF `*_hf`, and kleval's own `global_step_N` (with `kleval_run.json`). Every checkpoint
 comes back with its step, run, tokenizer and KL settings in kleval's vocabulary (see
-`kleval.trainer_configs`), so reports label results from what is on disk.
+`kleval.eval.trainer_configs`), so reports label results from what is on disk.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from kleval import trainer_configs
+from kleval.eval import trainer_configs
 from kleval.errors import CheckpointError
 
 WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model.safetensors.index.json",

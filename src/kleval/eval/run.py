@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from kleval import study as layout
+from kleval.eval import study as layout
 from kleval.errors import ConfigError
 from kleval.types import Problem, SamplingParams
 
@@ -104,7 +104,7 @@ def evaluate(checkpoints: Sequence[Any], spec: EvalSpec, out: Path | str, *, pro
         with VerifierPool(workers=spec.verify_workers, timeout_s=spec.verify_timeout_s) as pool:
             for ckpt in checkpoints:
                 _evaluate_checkpoint(ckpt, tasks, spec, out, pool, progress)
-        from kleval.results import write_results
+        from kleval.eval.results import write_results
 
         return write_results(out)
 

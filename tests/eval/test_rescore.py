@@ -5,7 +5,7 @@ import json
 
 from kleval.cli import main
 from kleval.verify import VERIFIER_VERSION
-from kleval.verify.rescore import audit_study, rescore_study
+from kleval.eval.rescore import audit_study, rescore_study
 
 
 def _study(tmp_path):
