@@ -10,8 +10,9 @@ kleval grades each row with `kleval.verify.verify` (kind from the row, policy fr
 `default`) through a VerifierPool, so a pathological row times out instead of hanging. Math-Verify
 grades peer rows with the settings of its own test harness (the row's `mv_call`) and held-out rows
 as a new user would: `parse("$gold$")` against `parse(completion)`, `StringExtractionConfig` for
-kind `choice`. The frozen set's rows are never printed, only its numbers (its developers must not
-see it); `--show-disagreements N` lists N rows per other set where kleval disagrees.
+kind `choice`. The frozen set's rows are never printed or written, only its numbers (its developers
+must not see it); `--show-disagreements N` lists N rows per other set where kleval disagrees, and
+`--json` also records kleval's status per row of the other sets (row id; peer suite: source).
 
     .venv/bin/python benchmarks/verify_heldout.py [--json OUT] [--skip-math-verify] [--show-disagreements N]
 """
@@ -164,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         for _, status in graded:
             statuses[status] += 1
         entry["kleval"]["statuses"] = dict(statuses)
+        if name not in NEVER_SHOWN:  # per-row statuses, keyed by row id (peer suite: source)
+            entry["kleval"]["row_status"] = {row.get("id", row.get("source")): status
+                                             for row, (_, status) in zip(rows, graded)}
         entry["kleval"]["seconds"] = round(time.perf_counter() - start, 2)
         if not args.skip_math_verify and report["math_verify_version"]:
             entry["math_verify"] = score(rows, math_verify_grades(rows))

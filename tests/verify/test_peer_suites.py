@@ -1,0 +1,135 @@
+"""kleval's verifier on a peer suite nobody here wrote: every parametrized case of Math-Verify's own tests.
+
+One test per row of tests/verify/peer/math_verify.jsonl (id = the case's source in Math-Verify),
+once with the prediction as written and once wrapped in \\boxed{} where it is a bare expression.
+A row passes when kleval's verdict (correct or not) matches Math-Verify's expected label.
+
+Two kinds of expected failure, both visible in the test report, never silent skips:
+- PRINCIPLED: rows where kleval is right to disagree with the label (each says why);
+- PENDING_FIX: the rows kleval 1.3.0 got wrong in the "before" run of benchmarks/verify_heldout.py
+  (benchmarks/results/verify_heldout_before.json), xfail(strict=False) while the issue-10 fix is
+  under way. Once the fix lands this list is dropped and every remaining failure is a real one.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from kleval.verify import verify
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("kleval_verify_corpus", Path(__file__).parent / "peer" / "corpus.py")
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+pytestmark = pytest.mark.peer_suite
+
+ROWS = corpus.load_jsonl(corpus.PEER_SUITE)
+BOXED_ROWS = [{**row, "completion": corpus.boxed_variant(row["completion"])}
+              for row in ROWS if corpus.boxed_variant(row["completion"]) is not None]
+
+# Issue 10's bar: on Math-Verify's own suite kleval must agree with >= 97% of the labels
+# (Math-Verify's own score there). Deliberately a constant, read from no file.
+AGREEMENT_BAR = 0.97
+
+# Rows where kleval's verdict is the right one and Math-Verify's label is not (or holds only under
+# a non-default Math-Verify setting that kleval's default policy rightly does not apply).
+PRINCIPLED = {
+    "tests/test_yujianll.py::test_string_extraction[9]":
+        "1 - 1/e and 1 + 1/e differ; the label is an artifact of Math-Verify failing to parse \\mathrm{e} "
+        "(both sides read as 1), and Math-Verify PR #82 corrects this very expectation",
+    "tests/test_all.py::test_set_rel_assymetry[3]":
+        "x in [-2,7] and -2 <= x <= 7 denote the same set; Math-Verify rejects it only because "
+        "allow_set_relation_comp=False, an anti-hacking switch, not a mathematical difference",
+    "tests/test_strict.py::test_strict_variable_comparison[1]":
+        "f(x) vs f(y) is accepted only with Math-Verify's non-default strict=False; a default grader must "
+        "not rename variables",
+    "tests/test_string_extraction.py::test_string_extraction[5]":
+        "needs Math-Verify's non-default StringExtractionConfig(strings=('U',)); kleval's choice letters are A-J",
+    "tests/test_all.py::test_precision[0]":
+        "0.3333 for 1/3 is accepted only at Math-Verify's non-default precision=4; a default grader must "
+        "not accept a 4-digit approximation of an exact answer",
+    "tests/test_all.py::test_complex_math_expressions[7]":
+        "0.33 and 0.2 for 1/3 and 1/5 are accepted only at the non-default precision=2",
+    "tests/test_all.py::test_complex_math_expressions[13]":
+        "2.6667 for 8/3 is accepted only at the non-default precision=2",
+    "tests/test_all.py::test_symbols[0]":
+        "the test's gold is a TAB followed by 'ext{13}' (a non-raw Python string); the intended gold "
+        "\\text{13} equals 13 (Math-Verify issue #37), so accepting 13 is right",
+}
+# Principled rows become strict xfails once the fix lands (today some pass for the wrong reason).
+PRINCIPLED_STRICT = False
+
+
+def _before_fix_failures(set_name: str, rows: list[dict]) -> set[str]:
+    """Sources kleval 1.3.0 got wrong in the committed before-fix run of benchmarks/verify_heldout.py."""
+    path = ROOT / "benchmarks" / "results" / "verify_heldout_before.json"
+    if not path.is_file():
+        return set()
+    statuses = json.loads(path.read_text(encoding="utf-8"))["sets"][set_name]["kleval"].get("row_status", {})
+    return {row["source"] for row in rows
+            if row["source"] in statuses and (statuses[row["source"]] == "correct") != (row["expected"] == "correct")}
+
+
+PENDING_FIX = {"peer-plain": _before_fix_failures("peer-plain", ROWS),
+               "peer-boxed": _before_fix_failures("peer-boxed", BOXED_ROWS)}
+
+
+@functools.lru_cache(maxsize=None)
+def _kleval_accepts(gold: str, completion: str, kind: str) -> bool:
+    return verify(gold=gold, completion=completion, kind=kind).correct
+
+
+def _params(rows: list[dict], set_name: str) -> list:
+    params = []
+    for row in rows:
+        marks = []
+        if row["source"] in PRINCIPLED:
+            marks.append(pytest.mark.xfail(strict=PRINCIPLED_STRICT, reason=PRINCIPLED[row["source"]]))
+        elif row["source"] in PENDING_FIX[set_name]:
+            marks.append(pytest.mark.xfail(strict=False, reason="kleval 1.3.0 got this wrong; issue 10 fix pending"))
+        params.append(pytest.param(row, id=row["source"], marks=marks))
+    return params
+
+
+def _check(row: dict) -> None:
+    accepted = _kleval_accepts(row["gold"], row["completion"], row["kind"])
+    wanted = row["expected"] == "correct"
+    if accepted != wanted:
+        verdict = verify(gold=row["gold"], completion=row["completion"], kind=row["kind"])
+        pytest.fail(f"expected {row['expected']}, kleval says {verdict.status.value} "
+                    f"(rule {verdict.rule!r}); gold {row['gold']!r}; prediction {row['completion'][:200]!r}")
+
+
+@pytest.mark.parametrize("row", _params(ROWS, "peer-plain"))
+def test_peer_case(row):
+    _check(row)
+
+
+@pytest.mark.parametrize("row", _params(BOXED_ROWS, "peer-boxed"))
+def test_peer_case_boxed(row):
+    _check(row)
+
+
+def _agreement(rows: list[dict]) -> float:
+    agree = sum(_kleval_accepts(row["gold"], row["completion"], row["kind"]) == (row["expected"] == "correct")
+                for row in rows)
+    return agree / len(rows)
+
+
+@pytest.mark.xfail(strict=False, reason="issue 10: the bar is met only once the verifier fix lands")
+def test_peer_suite_agreement_meets_the_issue_bar():
+    assert _agreement(ROWS) >= AGREEMENT_BAR
+
+
+def test_peer_suite_is_complete():
+    """The corpus holds every case the builder took, with unique sources and valid labels."""
+    sources = [row["source"] for row in ROWS]
+    assert len(ROWS) == 277 and len(set(sources)) == len(sources)
+    assert {row["kind"] for row in ROWS} <= {"math", "number", "choice"}
+    assert set(PRINCIPLED) <= set(sources)
+    assert 100 <= len(BOXED_ROWS) < len(ROWS)
