@@ -147,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     from kleval.verify import VERIFIER_VERSION
 
     corpus = load_corpus_module()
-    sets = load_sets(corpus)
+    try:
+        sets = load_sets(corpus)
+    except (OSError, ValueError) as error:
+        print(f"error: cannot read the verifier corpora: {error}", file=sys.stderr)
+        return 2
     report = {"verifier_version": VERIFIER_VERSION, "sets": {}}
     try:
         from importlib.metadata import version
@@ -186,8 +190,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"completion {row['completion'][:120]!r}")
 
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        except OSError as error:
+            print(f"error: cannot write {args.json}: {error}", file=sys.stderr)
+            return 2
         print(f"\nwrote {args.json}")
     return 0
 

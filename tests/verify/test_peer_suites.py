@@ -133,3 +133,35 @@ def test_peer_suite_is_complete():
     assert {row["kind"] for row in ROWS} <= {"math", "number", "choice"}
     assert set(PRINCIPLED) <= set(sources)
     assert 100 <= len(BOXED_ROWS) < len(ROWS)
+
+
+def test_heldout_corpora_are_well_formed_and_split_reproducibly():
+    """Structure only (no verdicts): unique ids, valid labels, a cited source, the seeded ~40% split."""
+    spec = importlib.util.spec_from_file_location("kleval_heldout_split", corpus.HELDOUT_DIR / "split.py")
+    split = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(split)
+    files = corpus.heldout_files()
+    dev, frozen = corpus.load_jsonl(files["heldout-dev"]), corpus.load_jsonl(files["heldout-frozen"])
+    rows = dev + frozen
+    assert len({row["id"] for row in rows}) == len(rows) >= 250
+    for row in rows:
+        assert row["kind"] in {"math", "number", "choice"} and isinstance(row["debatable"], bool), row["id"]
+        assert row["source"] == "hand-written" or row["source"].startswith("https://github.com/"), row["id"]
+        assert row["category"].split("/")[0] in {"extraction", "number", "equations", "golds", "normalization",
+                                                 "equivalence"}, row["id"]
+    again_dev, again_frozen = split.split(rows)
+    assert [row["id"] for row in again_dev] == [row["id"] for row in dev]
+    assert [row["id"] for row in again_frozen] == [row["id"] for row in frozen]
+    assert 0.35 <= len(frozen) / len(rows) <= 0.45
+
+
+@pytest.mark.parametrize("prediction, boxed", [
+    ("$k = \\frac{1}{3}$", "\\boxed{k = \\frac{1}{3}}"),
+    ("28 percent", "\\boxed{28 percent}"),
+    ("$$(1, +\\infty)$$", "\\boxed{(1, +\\infty)}"),
+    ("Answer $ 9 $ and $ 10 $", None),
+    ("the number is not 10 which is 1,000.99", None),
+    ("$\\boxed{\\frac{1}{3}}$", None),
+])
+def test_boxed_variant_wraps_only_bare_expressions(prediction, boxed):
+    assert corpus.boxed_variant(prediction) == boxed
