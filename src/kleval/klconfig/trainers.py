@@ -170,27 +170,35 @@ def _get(tree: Mapping[str, Any], dotted: str, default: Any = None) -> Any:
     return default if node is None else node
 
 
+# The verl keys from_verl reads (kleval.eval.trainer_configs resolves just these, interpolations included).
+VERL_KEYS = ("algorithm.use_kl_in_reward", "algorithm.kl_penalty", "algorithm.kl_ctrl.type",
+             "algorithm.kl_ctrl.kl_coef", "algorithm.kl_ctrl.target_kl", "algorithm.adv_estimator",
+             "algorithm.norm_adv_by_std_in_grpo", "actor_rollout_ref.actor.use_kl_loss",
+             "actor_rollout_ref.actor.kl_loss_type", "actor_rollout_ref.actor.kl_loss_coef",
+             "actor_rollout_ref.actor.loss_agg_mode", "actor_rollout_ref.rollout.n")
+
+
 def from_verl(config: Mapping[str, Any]) -> Reading:
     """RunSettings of a resolved verl Hydra config (a nested mapping)."""
     notes: list[str] = []
     if not isinstance(config.get("algorithm"), Mapping) and not isinstance(config.get("actor_rollout_ref"), Mapping):
         return Reading(RunSettings("verl", None), ("no algorithm or actor_rollout_ref section",))
-    sides: dict[str, tuple[str, float, str | None, str]] = {}
+    sides: dict[str, tuple[str, float]] = {}  # side -> (verl estimator name, beta)
     if _get(config, "algorithm.use_kl_in_reward", False):
-        raw = str(_get(config, "algorithm.kl_penalty", "kl"))
-        sides["reward"] = (raw, _number(_get(config, "algorithm.kl_ctrl.kl_coef"), 0.001), None, raw)
+        sides["reward"] = (str(_get(config, "algorithm.kl_penalty", "kl")),
+                           _number(_get(config, "algorithm.kl_ctrl.kl_coef"), 0.001))
     if _get(config, "actor_rollout_ref.actor.use_kl_loss", False):
-        raw = str(_get(config, "actor_rollout_ref.actor.kl_loss_type", "low_var_kl"))
-        sides["loss"] = (raw, _number(_get(config, "actor_rollout_ref.actor.kl_loss_coef"), 0.001), None, raw)
+        sides["loss"] = (str(_get(config, "actor_rollout_ref.actor.kl_loss_type", "low_var_kl")),
+                         _number(_get(config, "actor_rollout_ref.actor.kl_loss_coef"), 0.001))
     terms, gradients, hard_clamped = {}, set(), False
-    for side, (raw, beta, _, _) in sides.items():
+    for side, (raw, beta) in sides.items():
         try:
             estimator, gradient = estimator_of(raw)
         except ConfigError as exc:
             return Reading(RunSettings("verl", None), (str(exc),))
         terms[side] = (estimator, beta)
         gradients.add(gradient)
-        hard_clamped |= raw.rstrip("+") in ("low_var_kl", "k3") and beta > 0
+        hard_clamped |= raw.rstrip("+") in ("low_var_kl", "k3") and beta > 0  # only a side in use clamps
     if len(gradients) > 1:
         notes.append("the reward and loss sides differ in straight-through gradients; read as straight-through")
     gradient = next((g for g in gradients if g), None)
