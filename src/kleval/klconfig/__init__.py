@@ -309,5 +309,24 @@ class RunSettings:
         row.update({f"kl_{name}": value for name, value in kl.items()})
         return row
 
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> "RunSettings | None":
+        """Inverse of to_row for a results.csv row (strings); None when the row has no trainer."""
 
+        def cell(name: str) -> Any:
+            value = row.get(name)
+            return None if value is None or str(value).strip() in ("", "None", "nan", "null") else value
+
+        if cell("trainer") is None:
+            return None
+        kl = None
+        if cell("kl_estimator") is not None:
+            kl = KLConfig(**{f.name: (float(cell(f"kl_{f.name}")) if f.name in _FLOAT_FIELDS else cell(f"kl_{f.name}"))
+                             for f in fields(KLConfig) if cell(f"kl_{f.name}") is not None})
+        group = cell("group_size")
+        return cls(trainer=str(cell("trainer")), kl=kl, algorithm=cell("algorithm"),
+                   loss_aggregation=cell("loss_aggregation"), group_size=None if group is None else int(float(group)))
+
+
+_FLOAT_FIELDS = ("beta", "clamp", "loss_beta", "adaptive_target")
 ROW_COLUMNS = tuple(RunSettings(trainer="kleval", kl=KLConfig()).to_row())
