@@ -26,36 +26,44 @@ __all__ = ["evaluate", "list_tasks", "load_results", "load_samples", "verify"]
 PathLike = str | os.PathLike
 
 
-def evaluate(checkpoints: Any, tasks: str | Sequence[str], *, n: int = 1, k: int | Sequence[int] = (1,),
-             temperature: float = 1.0, top_p: float = 1.0, max_tokens: int = 2048, seed: int = 0,
-             limit: int | None = None, backend: str = "hf", out: PathLike | None = None,
+def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, *, config: PathLike | None = None,
+             n: int | None = None, k: int | Sequence[int] | None = None, temperature: float | None = None,
+             top_p: float | None = None, max_tokens: int | None = None, seed: int | None = None,
+             limit: int | None = None, backend: str | None = None, out: PathLike | None = None,
              data_dir: PathLike | None = None, tokenizer: PathLike | None = None, chunk_size: int | None = None,
-             verify_timeout: float = 10.0, progress: bool = True, **backend_options: Any):
+             trainer_config: PathLike | None = None, verify_timeout: float | None = None, progress: bool = True,
+             **backend_options: Any):
     """Evaluate checkpoints on tasks; return the results (one row per checkpoint x task).
 
     checkpoints: a model directory, a run directory holding step directories (kleval, TRL, verl,
     OpenRLHF), a glob, a list of those, or `kleval.eval.checkpoints.Checkpoint` objects.
     tasks: task names (a list or a comma-separated string; see `list_tasks()`).
-    Other settings mean what the `kleval eval` flags of the same name mean; extra keyword
+    config: a study spec TOML (e.g. "evals/paper.toml"); explicit arguments override it, and it
+    supplies checkpoints, tasks and out when they are not given. Other settings mean what the
+    `kleval eval` flags of the same name mean (defaults: kleval.eval.spec.DEFAULTS); extra keyword
     arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2).
     """
-    from kleval.eval.run import EvalSpec
     from kleval.eval.run import evaluate as run_evaluate
-    from kleval.types import SamplingParams
+    from kleval.eval.spec import build_eval_spec, resolve_settings
 
-    spec = EvalSpec(
-        tasks=tuple(_names(tasks)),
-        sampling=SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed),
-        ks=(k,) if isinstance(k, int) else tuple(k), limit=limit, backend=backend,
-        backend_options=dict(backend_options), chunk_size=chunk_size or (512 if backend == "vllm" else 32),
-        data_dir=None if data_dir is None else str(data_dir), verify_timeout_s=verify_timeout,
-    )
-    study_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="kleval-study-"))
-    run_evaluate(resolve_checkpoints(checkpoints, tokenizer=tokenizer), spec, study_dir, progress=progress)
+    explicit = {"n": n, "k": k, "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed,
+                "limit": limit, "backend": backend, "data_dir": data_dir, "tokenizer": tokenizer,
+                "chunk_size": chunk_size, "trainer_config": trainer_config, "verify_timeout": verify_timeout,
+                "tasks": _names(tasks) if tasks is not None else None, "backend_options": backend_options or None,
+                "checkpoints": checkpoints, "out": out}
+    settings = resolve_settings(config, explicit, required=("checkpoints", "tasks"))
+    if not settings["out"]:
+        settings["out"] = tempfile.mkdtemp(prefix="kleval-study-")
+    spec = build_eval_spec(settings)
+    study_dir = Path(settings["out"])
+    resolved = resolve_checkpoints(settings["checkpoints"], tokenizer=settings["tokenizer"],
+                                   trainer_config=settings["trainer_config"])
+    run_evaluate(resolved, spec, study_dir, progress=progress)
     return load_results(study_dir)
 
 
-def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None) -> list:
+def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None,
+                        trainer_config: PathLike | None = None) -> list:
     """Checkpoint objects from paths/globs/run directories (Checkpoint objects pass through)."""
     from kleval.eval.checkpoints import Checkpoint, discover
 
@@ -64,7 +72,8 @@ def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None) 
         raise ConfigError("no checkpoints given")
     ready = [c for c in items if isinstance(c, Checkpoint)]
     specs = [str(c) for c in items if not isinstance(c, Checkpoint)]
-    found = discover(specs, tokenizer=None if tokenizer is None else str(tokenizer)) if specs else []
+    found = discover(specs, tokenizer=None if tokenizer is None else str(tokenizer),
+                     trainer_config=trainer_config) if specs else []
     return ready + found
 
 

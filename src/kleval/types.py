@@ -41,7 +41,7 @@ class SamplingParams:
     n: int = 1
     temperature: float = 1.0
     top_p: float = 1.0
-    max_tokens: int = 512
+    max_tokens: int = 2048  # the one default for kleval eval, the Python API and the lm-eval export
     seed: int = 0
     stop: tuple[str, ...] = ()
 

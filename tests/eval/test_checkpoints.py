@@ -34,26 +34,28 @@ def kleval_run(root: Path, model: Path, steps=(10, 20)) -> Path:
     for step in steps:
         d = copy_model(model, run / f"global_step_{step}")
         write_json(d / "kleval_run.json", {"kleval_version": "0.1.0", "step": step, "preset": "demo", "config": {
-            "kl": {"estimator": "k1", "placement": "reward", "granularity": "token", "beta": 0.1}}})
+            "kl": {"estimator": "k1", "placement": "reward", "granularity": "token", "beta": 0.1},
+            "algorithm": "rloo", "loss_aggregation": "seq-mean-token-sum", "samples_per_prompt": 8}})
     return run
 
 
 def test_plain_model_directory(tiny_checkpoint):
     (c,) = discover(str(tiny_checkpoint))
-    assert (c.format, c.step, c.run, c.kl, c.label) == ("hf", None, None, None, "model")
+    assert (c.format, c.step, c.run, c.settings, c.kl_label, c.label) == ("hf", None, None, None, None, "model")
     assert Path(c.tokenizer_path) == tiny_checkpoint
 
 
 def test_kleval_run_directory_sorted_by_step(tiny_checkpoint, tmp_path):
     run = kleval_run(tmp_path, tiny_checkpoint, steps=(100, 20))
     found = discover(run)
-    assert [(c.step, c.label, c.format, c.preset) for c in found] == [
-        (20, "k1_reward_b0.1__step20", "kleval", "demo"), (100, "k1_reward_b0.1__step100", "kleval", "demo")]
-    assert found[0].kl["estimator"] == "k1" and found[0].kl["beta"] == 0.1
+    assert [(c.step, c.label, c.format, c.kl_label) for c in found] == [
+        (20, "k1_reward_b0.1__step20", "kleval", "k1-reward β=0.1"),
+        (100, "k1_reward_b0.1__step100", "kleval", "k1-reward β=0.1")]
+    assert found[0].settings.group_size == 8 and found[0].settings.algorithm == "rloo"
     assert found[0].train_config["kl"]["placement"] == "reward"
 
 
-def test_verl_run_reads_hydra_config(tiny_checkpoint, tmp_path):
+def test_verl_run_reads_hydra_config_beside_the_run(tiny_checkpoint, tmp_path):
     run = tmp_path / "verl_exp"
     for step in (5, 15):
         copy_model(tiny_checkpoint, run / f"global_step_{step}" / "actor" / "huggingface")
@@ -62,12 +64,13 @@ def test_verl_run_reads_hydra_config(tiny_checkpoint, tmp_path):
         "algorithm:\n  adv_estimator: grpo\n  use_kl_in_reward: true\n  kl_penalty: kl\n"
         "  kl_ctrl: {type: fixed, kl_coef: 0.05}\n"
         "actor_rollout_ref:\n  actor:\n    use_kl_loss: true\n    kl_loss_type: low_var_kl\n"
-        "    kl_loss_coef: 0.05\n    loss_agg_mode: seq-mean-token-sum\n")
+        "    kl_loss_coef: 0.05\n    loss_agg_mode: seq-mean-token-sum\n  rollout: {n: 4}\n")
     found = discover([str(run)])
     assert [(c.format, c.step, c.run) for c in found] == [("verl", 5, "verl_exp"), ("verl", 15, "verl_exp")]
     kl = found[0].kl
-    assert (kl["placement"], kl["estimator"], kl["beta"]) == ("both", "k1+k3", 0.05)
-    assert (kl["reward_estimator"], kl["loss_estimator"], kl["aggregation"]) == ("k1", "k3", "seq-mean-token-sum")
+    assert (kl.placement, kl.estimator, kl.loss_estimator, kl.beta) == ("both", "k1", "k3", 0.05)
+    assert found[0].settings.loss_aggregation == "seq-mean-token-sum" and found[0].settings.group_size == 4
+    assert found[0].kl_label == "k1-reward+k3-loss clamp(hard)=10 β=0.05 (verl)"
     assert found[0].train_config["algorithm"]["adv_estimator"] == "grpo"
     # A single step directory is accepted too.
     (single,) = discover(str(run / "global_step_15"))
@@ -86,10 +89,10 @@ def test_openrlhf_hf_dirs_with_args_json(tiny_checkpoint, tmp_path):
     run = tmp_path / "ckpt_ppo"
     copy_model(tiny_checkpoint, run / "global_step40_hf")
     write_json(run / "args.json", {"init_kl_coef": 0.001, "use_kl_loss": True, "kl_estimator": "k3",
-                                   "advantage_estimator": "group_norm"})
+                                   "advantage_estimator": "group_norm", "n_samples_per_prompt": 8})
     (c,) = discover(str(run / "*_hf"))
     assert (c.format, c.step, c.run, c.label) == ("openrlhf", 40, "ckpt_ppo", "ckpt_ppo__step40")
-    assert (c.kl["estimator"], c.kl["placement"], c.kl["beta"]) == ("k3", "loss", 0.001)
+    assert (c.kl.estimator, c.kl.placement, c.kl.beta) == ("k3", "loss", 0.001)
     assert c.train_config["advantage_estimator"] == "group_norm"
 
 
@@ -114,9 +117,9 @@ def _pickle_trl_args(path: Path, class_name: str, **fields) -> None:
 
 @pytest.mark.parametrize("class_name, fields, expected", [
     ("GRPOConfig", {"beta": 0.04, "loss_type": "dr_grpo", "save_strategy": IntervalStrategy.STEPS},
-     ("k3", "loss", 0.04, "seq-mean-token-sum-norm")),
-    ("RLOOConfig", {"beta": 0.05, "num_generations": 4}, ("k1", "reward", 0.05, None)),
-    ("GRPOConfig", {"beta": 0.0, "loss_type": "dapo"}, ("none", "none", 0.0, "token-mean")),
+     ("k3-loss β=0.04 (trl-grpo)", "seq-sum-norm")),
+    ("RLOOConfig", {"beta": 0.05, "num_generations": 4}, ("k1-reward β=0.05 (trl-rloo)", "seq-mean-token-sum")),
+    ("GRPOConfig", {"beta": 0.0, "loss_type": "dapo"}, ("none (trl-grpo)", "token-mean")),
 ])
 def test_trl_checkpoints_read_pickled_args_without_trl(tiny_checkpoint, tmp_path, class_name, fields, expected):
     run = tmp_path / "trl_out"
@@ -127,8 +130,7 @@ def test_trl_checkpoints_read_pickled_args_without_trl(tiny_checkpoint, tmp_path
     found = discover(str(run))
     assert [(c.format, c.step, c.label) for c in found] == [
         ("trl", 50, "trl_out__step50"), ("trl", 100, "trl_out__step100")]
-    kl = found[1].kl
-    assert (kl["estimator"], kl["placement"], kl["beta"], kl.get("aggregation")) == expected
+    assert (found[1].kl_label, found[1].settings.loss_aggregation) == expected
     if "save_strategy" in fields:
         assert found[1].train_config["save_strategy"] == "steps"
 

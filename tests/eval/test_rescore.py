@@ -11,7 +11,8 @@ from kleval.eval.rescore import audit_study, rescore_study
 def _study(tmp_path):
     study = tmp_path / "study"
     (study / "samples" / "ckpt").mkdir(parents=True)
-    (study / "study.json").write_text(json.dumps({"verifier_version": "0.0.0"}))
+    (study / "study.json").write_text(json.dumps({"verifier_version": "0.0.0",
+                                                  "tasks": {"unknown_task": {"policy": "default"}}}))
     samples = [
         {"problem_id": "p1", "sample_index": 0, "completion": "\\boxed{0.5}", "gold": "\\frac{1}{2}", "kind": "math"},
         {"problem_id": "p1", "sample_index": 1, "completion": "\\boxed{3}", "gold": "\\frac{1}{2}", "kind": "math"},
@@ -38,3 +39,21 @@ def test_audit_lists_only_disagreements(tmp_path, capsys):
     assert all(r["kleval"] != r["math_verify"] for r in rows)
     assert main(["audit", str(study), "--against", "math-verify"]) == 0
     assert f"{len(rows)} disagreements" in capsys.readouterr().out
+
+
+def test_rescore_uses_the_recorded_policy_and_never_guesses(tmp_path):
+    import pytest
+
+    from kleval.errors import DataError
+
+    study = _study(tmp_path)
+    header = json.loads((study / "study.json").read_text())
+    header["tasks"]["unknown_task"]["policy"] = "exact"  # the whole completion must be the answer
+    (study / "study.json").write_text(json.dumps(header))
+    rescore_study(study, workers=1)
+    scores = [json.loads(l) for l in (study / "scores" / "ckpt" / "unknown_task.jsonl").read_text().splitlines()]
+    assert [s["correct"] for s in scores] == [False, False, False]
+    del header["tasks"]["unknown_task"]
+    (study / "study.json").write_text(json.dumps(header))
+    with pytest.raises(DataError, match="no verification policy for task 'unknown_task'"):
+        rescore_study(study, workers=1)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kleval.eval.checkpoints import Checkpoint
+from kleval.klconfig import ROW_COLUMNS, KLConfig, RunSettings, preset as preset_config
 from kleval.metrics import summarize
 
 SAMPLING = {"n": 4, "temperature": 1.0, "top_p": 1.0, "max_tokens": 64, "seed": 0, "stop": []}
@@ -26,10 +28,20 @@ class FakeCheckpoint:
     placement: str = ""
     beta: float | None = None
     accuracy: dict[str, float] = field(default_factory=dict)  # task -> success probability
+    trainer: str = "kleval"
+    kl: KLConfig | None = None  # overrides the preset's KLConfig
+    loss_aggregation: str = "seq-mean-token-sum"
 
     @property
     def label(self) -> str:
         return f"{self.run}__step{self.step}"
+
+    @property
+    def settings(self) -> RunSettings | None:
+        if not self.preset and self.kl is None:
+            return None
+        kl = self.kl if self.kl is not None else preset_config(self.preset, beta=self.beta)
+        return RunSettings(self.trainer, kl, "rloo", self.loss_aggregation, 4)
 
 
 def kl_checkpoint(preset: str, seed: int, step: int, accuracy: dict[str, float], beta: float = 0.1):
@@ -60,18 +72,17 @@ def write_study(
     difficulty = {t: rng.normal(0, 1.5, num_problems) for t in tasks}
     results, entries = [], []
     for ckpt in checkpoints:
-        path = ""
+        path, train_log = "", None
         if runs_dir is not None:
-            run_dir = runs_dir / ckpt.run
-            path = str(run_dir / f"global_step_{ckpt.step}")
-            if train_steps and ckpt.preset and not (run_dir / "train_log.jsonl").exists():
-                _write_train_log(run_dir, train_steps, ckpt, rng)
-        entries.append({
-            "label": ckpt.label, "path": path, "format": "kleval", "step": ckpt.step, "run": ckpt.run,
-            "kl": {"estimator": ckpt.estimator, "placement": ckpt.placement, "beta": ckpt.beta}
-            if ckpt.preset else None,
-            "train_config": {"preset": ckpt.preset} if ckpt.preset else None,
-        })
+            path = str(runs_dir / ckpt.run / f"global_step_{ckpt.step}")
+            if train_steps and ckpt.preset:  # kleval eval keeps a copy of each run's log in the study
+                train_log = f"train_logs/{ckpt.run}.jsonl"
+                if not (root / train_log).exists():
+                    _write_train_log(root / train_log, train_steps, ckpt, rng)
+        settings = ckpt.settings
+        entries.append(Checkpoint(path=Path(path), label=ckpt.label, format="kleval" if settings else "hf",
+                                  step=ckpt.step, run=ckpt.run, tokenizer_path="", settings=settings,
+                                  train_config=None, train_log=train_log).to_dict())
         for task, split in tasks.items():
             if outcomes and (ckpt.label, task) in outcomes:
                 correct = np.asarray(outcomes[(ckpt.label, task)], dtype=bool)
@@ -94,10 +105,10 @@ def write_study(
                         }) + "\n")
             ks = [k for k in (1, 2, 4, 8, 16) if k <= n]
             summary = summarize(correct, answers, ks)
+            columns = settings.to_row() if settings else dict.fromkeys(ROW_COLUMNS)
             results.append({
                 "checkpoint": ckpt.label, "run": ckpt.run, "step": ckpt.step, "format": "kleval",
-                "preset": ckpt.preset, "kl_estimator": ckpt.estimator, "kl_placement": ckpt.placement,
-                "kl_beta": "" if ckpt.beta is None else ckpt.beta, "task": task, "split": split,
+                **{k: "" if v is None else v for k, v in columns.items()}, "task": task, "split": split,
                 **summary, "no_answer_rate": 0.0, "parse_error_rate": 0.0, "timeout_rate": 0.0,
                 "truncation_rate": 0.0, "mean_tokens": 10.0,
             })
@@ -121,10 +132,10 @@ def write_study(
     return root
 
 
-def _write_train_log(run_dir: Path, steps: int, ckpt: FakeCheckpoint, rng) -> None:
-    run_dir.mkdir(parents=True, exist_ok=True)
+def _write_train_log(path: Path, steps: int, ckpt: FakeCheckpoint, rng) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     drift = {"none": 0.5, "k1-loss": 0.6, "k3-reward": 2.0}.get(ckpt.preset, 0.08)
-    with open(run_dir / "train_log.jsonl", "w") as handle:
+    with open(path, "w") as handle:
         for step in range(1, steps + 1):
             t = step / steps
             handle.write(json.dumps({

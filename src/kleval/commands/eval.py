@@ -8,14 +8,6 @@ from pathlib import Path
 
 HELP = "evaluate checkpoints on tasks: samples, verdicts, pass@k results (resumable)"
 
-# Built-in defaults; a study spec (--config) overrides them and explicit flags override both.
-DEFAULTS = {
-    "tasks": None, "n": 1, "k": [1], "temperature": 1.0, "top_p": 1.0, "max_tokens": 2048, "seed": 0,
-    "limit": None, "backend": "hf", "out": None, "chunk_size": None, "data_dir": None, "tokenizer": None,
-    "tensor_parallel_size": None, "dtype": None, "device": None, "max_model_len": None,
-    "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None, "backend_options": {},
-}
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     S = argparse.SUPPRESS  # unset flags stay absent so the study spec can supply them
@@ -33,6 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["hf", "vllm", "openai"], default=S, help="generation engine (default hf)")
     p.add_argument("--out", default=S, help="study directory to write (resumed if it exists)")
     p.add_argument("--tokenizer", default=S, help="tokenizer for checkpoints that have none")
+    p.add_argument("--trainer-config", default=S, metavar="PATH",
+                   help="training config saved away from the checkpoints (verl .hydra/config.yaml, OpenRLHF "
+                        "args JSON, TRL training_args, kleval_run.json); labels every checkpoint given")
     p.add_argument("--data-dir", default=S, help="local benchmark data (default ../shared/data or $KLEVAL_DATA_DIR)")
     p.add_argument("--chunk-size", type=int, default=S,
                    help="prompts per generate call; a kill loses at most one chunk (default 32 hf, 512 vllm)")
@@ -52,59 +47,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_settings(args: argparse.Namespace) -> dict:
-    """Defaults < study spec < explicit flags."""
-    from kleval.errors import ConfigError
+    """Defaults < study spec < explicit flags (see kleval.eval.spec)."""
+    from kleval.eval.spec import DEFAULTS, resolve_settings as resolve
 
-    settings = dict(DEFAULTS)
-    if getattr(args, "config", None):
-        settings.update(load_study_spec(Path(args.config)))
-    settings.update({k: v for k, v in vars(args).items() if k in DEFAULTS})
-    for required in ("checkpoints", "tasks", "out"):
-        if not settings.get(required):
-            raise ConfigError(f"--{required} is required (on the command line or in the --config study spec)")
-    return settings
-
-
-def load_study_spec(path: Path) -> dict:
-    from kleval.errors import ConfigError
-
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"study spec {path} not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"study spec {path}: invalid TOML ({exc})") from None
-    spec.pop("description", None)
-    unknown = sorted(set(spec) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(f"study spec {path}: unknown keys {unknown}; allowed: {sorted(DEFAULTS)}")
-    return spec
+    return resolve(getattr(args, "config", None), {k: v for k, v in vars(args).items() if k in DEFAULTS})
 
 
 def run(args: argparse.Namespace) -> int:
     from kleval.eval.checkpoints import discover
-    from kleval.eval.run import EvalSpec, evaluate
-    from kleval.types import SamplingParams
+    from kleval.eval.run import evaluate
+    from kleval.eval.spec import build_eval_spec
 
     s = resolve_settings(args)
-    options = dict(s["backend_options"])
-    for key in ("tensor_parallel_size", "dtype", "device", "max_model_len"):
-        if s[key] is not None:
-            options[key] = s[key]
-    spec = EvalSpec(
-        tasks=tuple(s["tasks"]),
-        sampling=SamplingParams(n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
-                                max_tokens=s["max_tokens"], seed=s["seed"]),
-        ks=tuple(s["k"]), limit=s["limit"], backend=s["backend"], backend_options=options,
-        chunk_size=s["chunk_size"] or (512 if s["backend"] == "vllm" else 32),
-        data_dir=s["data_dir"], verify_timeout_s=s["verify_timeout"],
-        **({"verify_workers": s["verify_workers"]} if s["verify_workers"] else {}),
-    )
-    checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
+    spec = build_eval_spec(s)
+    checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"], trainer_config=s["trainer_config"])
     if args.ray:
         from kleval.eval.distributed import evaluate_distributed
 

@@ -3,19 +3,24 @@
 A spec is a model directory, a run directory holding step directories, or a glob. Recognized:
 plain Hugging Face model directories, TRL `checkpoint-N`, verl `global_step_N/actor/huggingface`,
 OpenRLHF `*_hf`, and kleval's own `global_step_N` (with `kleval_run.json`). Every checkpoint
-comes back with its step, run, tokenizer and KL settings in kleval's vocabulary (see
-`kleval.eval.trainer_configs`), so reports label results from what is on disk.
+comes back with its step, run, tokenizer and RunSettings (the KLConfig, trainer, advantage
+estimator, loss aggregation and group size; see `kleval.eval.trainer_configs`), so reports label
+results from what is on disk. This `Checkpoint` is the one type the study (checkpoints.json) and
+the report use. A trained checkpoint whose KL settings cannot be found is labelled "unknown"
+with a one-line warning on stderr; `trainer_config=PATH` names a configuration saved elsewhere.
 """
 from __future__ import annotations
 
 import glob
 import re
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from kleval.eval import trainer_configs
 from kleval.errors import CheckpointError
+from kleval.eval import trainer_configs
+from kleval.klconfig import ESTIMATORS, PLACEMENTS, KLConfig, RunSettings
 
 WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model.safetensors.index.json",
                    "pytorch_model.bin.index.json")
@@ -36,26 +41,75 @@ class Checkpoint:
     step: int | None
     run: str | None
     tokenizer_path: Path | str
-    preset: str | None = None
-    kl: dict[str, Any] | None = None
-    train_config: dict[str, Any] | None = None
+    settings: RunSettings | None = None  # None: not a training run's checkpoint (a plain model)
+    train_config: dict[str, Any] | None = None  # the trainer's own configuration, as saved
+    train_log: str | None = None  # the run's train_log.jsonl (inside the study once evaluated)
+
+    @property
+    def kl(self) -> KLConfig | None:
+        return self.settings.kl if self.settings else None
+
+    @property
+    def kl_label(self) -> str | None:
+        """label() of the run's settings ("k3-loss β=0.1", "unknown (verl)"); None for a plain model."""
+        return self.settings.label() if self.settings else None
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "path": str(self.path), "format": self.format, "step": self.step,
-                "run": self.run, "tokenizer_path": str(self.tokenizer_path), "preset": self.preset,
-                "kl": self.kl, "train_config": self.train_config}
+                "run": self.run, "tokenizer_path": str(self.tokenizer_path), "kl_label": self.kl_label,
+                "settings": self.settings.to_dict() if self.settings else None,
+                "train_config": self.train_config, "train_log": self.train_log}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Checkpoint":
+        """A checkpoint as recorded in a study's checkpoints.json (older studies included)."""
+        settings = d.get("settings")
+        return cls(path=Path(str(d.get("path") or "")), label=str(d["label"]), format=str(d.get("format") or "hf"),
+                   step=d.get("step"), run=d.get("run"), tokenizer_path=str(d.get("tokenizer_path") or ""),
+                   settings=RunSettings.from_dict(settings) if settings else _legacy_settings(d),
+                   train_config=d.get("train_config"), train_log=d.get("train_log"))
 
 
-def discover(specs: str | Sequence[str], *, tokenizer: str | Path | None = None) -> list[Checkpoint]:
-    """Expand specs into checkpoints, sorted by run then step, with unique labels."""
+def _legacy_settings(d: Mapping[str, Any]) -> RunSettings | None:
+    """Settings of a checkpoints.json entry written before RunSettings (a "kl" dict and a "preset")."""
+    kl, config = d.get("kl"), d.get("train_config")
+    if not kl and not d.get("preset"):
+        return None
+    if isinstance(config, Mapping) and isinstance(config.get("kl"), Mapping):
+        return trainer_configs.trainers.from_kleval(config).settings
+    kl = kl or {}
+    trainer = str(kl.get("source") or d.get("format") or "unknown")
+    if kl.get("estimator") in ESTIMATORS and kl.get("placement") in PLACEMENTS and kl.get("beta") is not None:
+        return RunSettings(trainer, KLConfig(kl["estimator"], kl["placement"], float(kl["beta"])))
+    return RunSettings(trainer, None)
+
+
+def discover(specs: str | Sequence[str], *, tokenizer: str | Path | None = None,
+             trainer_config: str | Path | None = None) -> list[Checkpoint]:
+    """Expand specs into checkpoints, sorted by run then step, with unique labels.
+
+    trainer_config: a training configuration saved away from the checkpoints (verl's Hydra
+    config.yaml, an OpenRLHF args JSON, TRL's training_args, a kleval_run.json); it then
+    describes every checkpoint found.
+    """
     if isinstance(specs, (str, Path)):
         specs = [str(specs)]
     found: dict[Path, Checkpoint] = {}
+    notes: list[str] = []
     for spec in specs:
         for model_dir in _expand(str(spec)):
             resolved = model_dir.resolve()
             if resolved not in found:
-                found[resolved] = _read_checkpoint(model_dir, tokenizer)
+                found[resolved] = _read_checkpoint(model_dir, tokenizer, notes)
+    if trainer_config is not None:
+        fmt, reading, config = trainer_configs.read_trainer_config(trainer_config)
+        notes = [f"{trainer_config}: {note}" for note in reading.notes]
+        found = {key: replace(c, settings=reading.settings, train_config=config) for key, c in found.items()}
+    unknown_runs = {(c.format, str(c.path.parent if c.run else c.path)) for c in found.values()
+                    if c.settings is not None and c.settings.kl is None}
+    notes += [f"{where}: no {fmt} KL settings found; labelled 'unknown' (pass --trainer-config PATH)"
+              for fmt, where in sorted(unknown_runs)]
+    _warn(notes)
     ordered = sorted(found.values(), key=lambda c: (c.run or c.label, c.step if c.step is not None else -1, str(c.path)))
     return _with_unique_labels(ordered)
 
@@ -103,37 +157,53 @@ def _model_dirs(path: Path) -> list[Path]:
 # ---- one model directory -> Checkpoint --------------------------------------------------------------
 
 
-def _read_checkpoint(model_dir: Path, tokenizer: str | Path | None) -> Checkpoint:
+def _read_checkpoint(model_dir: Path, tokenizer: str | Path | None, notes: list[str]) -> Checkpoint:
     _check_model_files(model_dir)
     tokenizer_path = _tokenizer_for(model_dir, tokenizer)
     fields: dict[str, Any] = {"path": model_dir, "tokenizer_path": tokenizer_path}
     name = model_dir.name
+    reading = config = None
     if name == "huggingface" and model_dir.parent.name == "actor" and _GLOBAL_STEP.match(model_dir.parent.parent.name):
         step_dir = model_dir.parent.parent
         config_file = trainer_configs.find_verl_config(step_dir)
-        kl, config = trainer_configs.read_verl(config_file) if config_file else (None, None)
-        fields.update(format="verl", step=int(_GLOBAL_STEP.match(step_dir.name).group(1)), run=step_dir.parent.name,
-                      kl=kl, train_config=config)
+        reading, config = trainer_configs.read_verl(config_file) if config_file else (None, None)
+        fields.update(format="verl", step=int(_GLOBAL_STEP.match(step_dir.name).group(1)), run=step_dir.parent.name)
     elif _TRL_STEP.match(name):
-        step, kl, args = trainer_configs.read_trl(model_dir)
+        step, reading, config = trainer_configs.read_trl(model_dir)
         fields.update(format="trl", step=int(step if step is not None else _TRL_STEP.match(name).group(1)),
-                      run=model_dir.parent.name, kl=kl, train_config=args)
+                      run=model_dir.parent.name)
     elif _GLOBAL_STEP.match(name) and _kleval_run_file(model_dir):
-        step, preset, kl, config = trainer_configs.read_kleval(_kleval_run_file(model_dir))
+        step, reading, config = trainer_configs.read_kleval(_kleval_run_file(model_dir))
         fields.update(format="kleval", step=int(step if step is not None else _GLOBAL_STEP.match(name).group(1)),
-                      run=model_dir.parent.name, preset=preset, kl=kl, train_config=config)
+                      run=model_dir.parent.name)
+        log = model_dir.parent / "train_log.jsonl"
+        fields["train_log"] = str(log.resolve()) if log.is_file() else None
     elif name.endswith("_hf"):
         args_file = trainer_configs.find_openrlhf_args(model_dir)
-        kl, args = trainer_configs.read_openrlhf(args_file) if args_file else (None, None)
+        reading, config = trainer_configs.read_openrlhf(args_file) if args_file else (None, None)
         digits = _OPENRLHF_STEP.match(name)
         fields.update(format="openrlhf", step=int(digits.group(1)) if digits and digits.group(1) else None,
-                      run=model_dir.parent.name, kl=kl, train_config=args)
+                      run=model_dir.parent.name)
     elif _GLOBAL_STEP.match(name):
         fields.update(format="hf", step=int(_GLOBAL_STEP.match(name).group(1)), run=model_dir.parent.name)
     else:
         fields.update(format="hf", step=None, run=None)
+    if fields["format"] != "hf":
+        fields["settings"] = reading.settings if reading else RunSettings(_TRAINER_OF_FORMAT[fields["format"]], None)
+        fields["train_config"] = config
+        where = model_dir.parent if fields["run"] else model_dir
+        notes.extend(f"{where}: {note}" for note in (reading.notes if reading else ()))
     fields["label"] = _base_label(fields["run"], fields["step"], model_dir)
     return Checkpoint(**fields)
+
+
+_TRAINER_OF_FORMAT = {"trl": "trl", "verl": "verl", "openrlhf": "openrlhf", "kleval": "kleval"}
+
+
+def _warn(lines: Sequence[str]) -> None:
+    """One line on stderr per distinct warning (the steps of one run share their configuration)."""
+    for line in dict.fromkeys(lines):
+        print(f"kleval: warning: {line}", file=sys.stderr)
 
 
 def _check_model_files(model_dir: Path) -> None:
@@ -179,8 +249,6 @@ def _base_label(run: str | None, step: int | None, model_dir: Path) -> str:
 
 def _with_unique_labels(checkpoints: list[Checkpoint]) -> list[Checkpoint]:
     """Keep labels unique: a repeated label gets its parent folders' names, then a counter."""
-    from dataclasses import replace
-
     counts: dict[str, int] = {}
     for c in checkpoints:
         counts[c.label] = counts.get(c.label, 0) + 1

@@ -3,7 +3,7 @@
 The driver writes the study header and checkpoint list (refusing incomparable settings exactly
 like a plain run), skips jobs whose logs are already complete, and submits one Ray task per
 remaining (checkpoint, task). Each job runs the plain runner's per-task loop
-(`kleval.eval.run._evaluate_task`) with its own backend and verifier pool, so its samples are the
+(`kleval.eval.run.evaluate_task`) with its own backend and verifier pool, so its samples are the
 same as a plain run's (per-chunk seeds depend only on the seed, task and chunk index), and it
 writes only samples/<label>/<task>.jsonl and scores/<label>/<task>.jsonl: jobs never share a
 file. The driver writes results.csv once, at the end. A job that fails or is killed leaves a
@@ -68,10 +68,10 @@ def run_job(checkpoint: Any, task_name: str, spec, out: str | Path) -> dict[str,
     out = Path(out)
     start = time.time()
     task = load_task(task_name, data_dir=spec.data_dir)
-    backend = runner._LazyBackend(checkpoint, spec)
+    backend = runner.LazyBackend(checkpoint, spec)
     try:
         with VerifierPool(workers=spec.verify_workers, timeout_s=spec.verify_timeout_s) as pool:
-            runner._evaluate_task(checkpoint.label, task, spec, out, backend, pool, progress=False)
+            runner.evaluate_task(checkpoint.label, task, spec, out, backend, pool, progress=False)
     finally:
         backend.close()
     return {"job": f"{checkpoint.label}/{task_name}", "seconds": time.time() - start}

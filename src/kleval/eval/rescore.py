@@ -1,7 +1,8 @@
 """Re-verify a study's stored samples with the current verifier, and audit it against Math-Verify.
 
-`rescore_study` rewrites scores/<label>/<task>.jsonl from samples/ (no generation) and records the
-new verifier version in study.json; the caller recomputes results.csv. `audit_study` lists
+`rescore_study` rewrites scores/<label>/<task>.jsonl from samples/ (no generation) with each
+task's verification policy as study.json recorded it, and records the new verifier version in
+study.json; the caller recomputes results.csv. `audit_study` lists
 samples where kleval and Math-Verify disagree, with both explanations.
 """
 from __future__ import annotations
@@ -14,18 +15,14 @@ from kleval.errors import DataError
 SCORE_KEYS = ("problem_id", "sample_index")
 
 
-def _task_policy(task_name: str, kind: str) -> str:
-    """The task's policy when its spec loads, else the kind's default."""
-    from kleval.errors import KlevalError
-
-    try:
-        from kleval.tasks import load_task
-
-        task = load_task(task_name)
-    except KlevalError:
-        return "choice" if kind == "choice" else "default"
-    policy = task.policy
-    return policy if isinstance(policy, str) else getattr(policy, "name", "default")
+def _task_policy(header: dict[str, Any], task_name: str, study: Path) -> str:
+    """The verification policy the study recorded for a task (study.json), never a guess."""
+    info = (header.get("tasks") or {}).get(task_name) or {}
+    policy = info.get("policy")
+    if not isinstance(policy, str) or not policy:
+        raise DataError(f"{study / 'study.json'} records no verification policy for task {task_name!r}; "
+                        "it was not written by `kleval eval`, or the task was removed from it")
+    return policy
 
 
 def _sample_files(study: Path) -> list[tuple[str, str, Path]]:
@@ -61,7 +58,7 @@ def rescore_study(study_dir: str | Path, *, workers: int = 2) -> int:
             rows = read_jsonl(path)
             if not rows:
                 continue
-            policy = _task_policy(task_name, rows[0].get("kind") or "math")
+            policy = _task_policy(header, task_name, study)
             verdicts = pool.map(_items(rows, policy, path))
             scores = [{**{k: row.get(k) for k in SCORE_KEYS}, **v.to_dict()} for row, v in zip(rows, verdicts)]
             write_atomic(scores_path(study, label, task_name), jsonl_text(scores))

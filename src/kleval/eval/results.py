@@ -1,5 +1,8 @@
 """Study logs -> results.csv and table.md: one row per checkpoint x task, a pure function of disk.
 
+Each row carries the checkpoint's whole training configuration (kleval.klconfig.RunSettings.to_row:
+kl_label, trainer, algorithm, loss_aggregation, group_size and every KLConfig field as kl_<field>).
+
 Only problems with all n samples graded are counted, so a partial run reports what it has
 finished (num_problems says how many) rather than mixing in half-graded problems.
 """
@@ -9,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kleval.eval import study as layout
+from kleval.klconfig import ROW_COLUMNS
 
 _RATE_STATUSES = ("no_answer", "parse_error", "timeout")
 
@@ -54,20 +58,25 @@ def collect_results(study: Path):
     header = layout.read_json(study / layout.HEADER_FILE)
     checkpoints = layout.read_json(study / layout.CHECKPOINTS_FILE)
     n, ks = header["sampling"]["n"], header["ks"]
+    from kleval.eval.checkpoints import Checkpoint
+
     rows = []
-    for ckpt in checkpoints:
-        kl = ckpt.get("kl") or {}
+    for entry in sorted(checkpoints, key=_run_step_order):
+        ckpt = Checkpoint.from_dict(entry)
+        settings = ckpt.settings.to_row() if ckpt.settings else dict.fromkeys(ROW_COLUMNS)
         for task, info in sorted(header["tasks"].items()):
-            metrics = task_result(study, ckpt["label"], task, n, ks)
+            metrics = task_result(study, ckpt.label, task, n, ks)
             if metrics is None:
                 continue
-            rows.append({
-                "checkpoint": ckpt["label"], "run": ckpt.get("run"), "step": ckpt.get("step"),
-                "format": ckpt.get("format"), "preset": ckpt.get("preset"),
-                "kl_estimator": kl.get("estimator"), "kl_placement": kl.get("placement"), "kl_beta": kl.get("beta"),
-                "task": task, "split": info["split"], **metrics,
-            })
+            rows.append({"checkpoint": ckpt.label, "run": ckpt.run, "step": ckpt.step, "format": ckpt.format,
+                         **settings, "task": task, "split": info["split"], **metrics})
     return pd.DataFrame(rows)
+
+
+def _run_step_order(entry: dict[str, Any]) -> tuple:
+    """Checkpoints by run, then step as a number (step 10 after step 3), then label."""
+    step = entry.get("step")
+    return (str(entry.get("run") or entry["label"]), step if isinstance(step, int) else -1, entry["label"])
 
 
 def write_results(study: Path | str) -> Path:
@@ -93,9 +102,10 @@ def render_table(frame, header: dict[str, Any]) -> str:
     for k in ks:
         col = f"pass@{k}"
         lines.append(f"\n## {col}\n")
-        lines.append("| checkpoint | preset | step | " + " | ".join(f"{t} ({frame[frame.task == t].split.iloc[0]})" for t in tasks) + " |")
+        lines.append("| checkpoint | KL configuration | step | "
+                     + " | ".join(f"{t} ({frame[frame.task == t].split.iloc[0]})" for t in tasks) + " |")
         lines.append("|---|---|---|" + "---|" * len(tasks))
-        for label, group in frame.groupby("checkpoint", sort=True):
+        for label, group in frame.groupby("checkpoint", sort=False):
             cells = []
             for t in tasks:
                 hit = group[group.task == t]
@@ -105,9 +115,9 @@ def render_table(frame, header: dict[str, Any]) -> str:
                 r = hit.iloc[0]
                 cells.append(f"{100 * r[col]:.1f} [{100 * r[col + '_lo']:.1f}, {100 * r[col + '_hi']:.1f}]")
             first = group.iloc[0]
-            preset = first["preset"] if isinstance(first["preset"], str) else "-"
+            kl_label = first["kl_label"] if isinstance(first["kl_label"], str) else "-"
             step = "-" if first["step"] is None or first["step"] != first["step"] else int(first["step"])
-            lines.append(f"| {label} | {preset} | {step} | " + " | ".join(cells) + " |")
+            lines.append(f"| {label} | {kl_label} | {step} | " + " | ".join(cells) + " |")
     lines.append("\nRates (no answer / truncated), mean tokens:\n")
     lines.append("| checkpoint | task | problems | no answer | truncated | mean tokens |")
     lines.append("|---|---|---|---|---|---|")

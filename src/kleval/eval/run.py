@@ -18,6 +18,9 @@ from kleval.errors import ConfigError
 from kleval.types import Problem, SamplingParams
 
 
+TRAIN_LOGS_DIR = "train_logs"  # STUDY/train_logs/: copies of the evaluated kleval runs' train_log.jsonl
+
+
 def default_verify_workers() -> int:
     """Grading workers: half the cores, 1 to 4. On a 2-core machine a second worker only steals CPU
     from generation (measured: eval/raw 1.17 with two workers, 1.05 with one)."""
@@ -110,17 +113,32 @@ def evaluate(checkpoints: Sequence[Any], spec: EvalSpec, out: Path | str, *, pro
 
 
 def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> None:
-    from dataclasses import asdict
-
+    """Add the checkpoints to checkpoints.json, with a copy of each kleval run's train_log.jsonl
+    (the report plots it, and must not depend on where the run directory was)."""
     path = out / layout.CHECKPOINTS_FILE
     known = {c["label"]: c for c in (layout.read_json(path) if path.exists() else [])}
     for ckpt in checkpoints:
-        row = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(ckpt).items()}
+        row = ckpt.to_dict()
+        if row.get("train_log") and Path(row["train_log"]).is_absolute():
+            row["train_log"] = _copy_train_log(out, Path(row["train_log"]))
+        elif ckpt.label in known and not row.get("train_log"):
+            row["train_log"] = known[ckpt.label].get("train_log")
         known[ckpt.label] = row
     layout.write_json(path, sorted(known.values(), key=lambda c: c["label"]))
 
 
-class _LazyBackend:
+def _copy_train_log(out: Path, source: Path) -> str | None:
+    """Copy a run's train log into STUDY/train_logs/ (refreshed on every evaluation); its study path."""
+    if not source.is_file():
+        return None
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:8]
+    relative = f"{TRAIN_LOGS_DIR}/{source.parent.name}-{digest}.jsonl"
+    rows = layout.read_jsonl(source, skip_torn=True)  # a run still writing may have a torn last line
+    layout.write_atomic(out / relative, layout.jsonl_text(rows))
+    return relative
+
+
+class LazyBackend:
     """Starts the backend only when some chunk actually needs generating (reruns start nothing)."""
 
     def __init__(self, ckpt: Any, spec: EvalSpec):
@@ -142,15 +160,16 @@ class _LazyBackend:
 
 
 def _evaluate_checkpoint(ckpt, tasks, spec: EvalSpec, out: Path, pool, progress: bool) -> None:
-    backend = _LazyBackend(ckpt, spec)
+    backend = LazyBackend(ckpt, spec)
     try:
         for name, task in tasks.items():
-            _evaluate_task(ckpt.label, task, spec, out, backend, pool, progress)
+            evaluate_task(ckpt.label, task, spec, out, backend, pool, progress)
     finally:
         backend.close()
 
 
-def _evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: _LazyBackend, pool, progress: bool) -> None:
+def evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: LazyBackend, pool, progress: bool) -> None:
+    """Generate and grade one checkpoint's samples on one task into `out`, resuming what is there."""
     from tqdm.auto import tqdm
 
     problems = task.problems(spec.limit)
@@ -171,6 +190,8 @@ def _evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: _LazyBa
                desc=f"{label} {task.name}", disable=not progress, leave=True, dynamic_ncols=True)
     pending: list[tuple[list[dict], Any]] = []
     correct = seen = 0
+    # The task's stop strings join the study's, as they do in the lm-eval export's "until".
+    stop = tuple(dict.fromkeys((*spec.sampling.stop, *getattr(task, "stop", ()))))
 
     def drain(block: bool) -> None:
         nonlocal correct, seen
@@ -184,7 +205,8 @@ def _evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: _LazyBa
 
     try:
         for start, chunk in todo:
-            params = replace(spec.sampling, seed=chunk_seed(spec.sampling.seed, task.name, start // spec.chunk_size))
+            params = replace(spec.sampling, seed=chunk_seed(spec.sampling.seed, task.name, start // spec.chunk_size),
+                             stop=stop)
             prompts = [task.prompt(p) for p in chunk]
             completions = backend.get().generate(prompts, params, chat=task.chat)
             rows = [_sample_row(p, prompt, j, c) for p, prompt, comps in zip(chunk, prompts, completions)

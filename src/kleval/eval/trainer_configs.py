@@ -1,15 +1,15 @@
-"""Read the training configuration other trainers save beside a checkpoint, in kleval's KL terms.
+"""Find and parse the training configuration other trainers save near a checkpoint.
 
-TRL pickles its config (`training_args.bin`); it is read here by an unpickler that builds no
-foreign class and runs no foreign code. verl saves a Hydra YAML, OpenRLHF an args JSON, kleval
-its `kleval_run.json`. Each reader returns `(kl, train_config)` where `kl` uses kleval's
-vocabulary so reports label every run alike:
-
-    {"estimator": "k1"|"k2"|"k3"|"none"|<raw name>, "placement": "reward"|"loss"|"both"|"none",
-     "beta": float, "source": trainer, ...details such as "aggregation", "adaptive", "clamp"}
-
-With placement "both", `reward_estimator`, `loss_estimator`, `reward_beta`, `loss_beta` say which
-is which. How each trainer's settings map is tabulated in docs/backends.md.
+This module knows where each trainer writes its configuration and how to parse it safely; what
+the settings mean is `kleval.klconfig.trainers`' business. TRL pickles its config
+(`training_args.bin`); it is read here by an unpickler that builds no foreign class and runs no
+foreign code. verl's Hydra config lands in `outputs/DATE/TIME/.hydra/config.yaml` under the
+directory it was launched from (not beside the checkpoints); it is found by walking up from the
+step directory and matched by its `trainer.default_local_dir`, and its interpolations are resolved
+with OmegaConf. OpenRLHF's arguments come from an args JSON saved by the user (nested
+`algo.kl.*` since 0.10.2, flat before), kleval's from `kleval_run.json`. Every reader returns a
+`trainers.Reading` (RunSettings + notes); a run whose KL settings cannot be found reads as
+RunSettings(trainer, kl=None), labelled "unknown".
 """
 from __future__ import annotations
 
@@ -19,42 +19,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from kleval.errors import CheckpointError
-
-# verl and OpenRLHF estimator names -> kleval's (K1 = d, K2 = d^2/2, K3 = exp(-d) - 1 + d).
-_ESTIMATOR_NAMES = {"kl": "k1", "k1": "k1", "mse": "k2", "k2": "k2", "low_var_kl": "k3", "k3": "k3",
-                    "k3+": "k3", "k1+": "k1", "k2+": "k2"}
-# TRL GRPO loss_type -> how per-token terms (the KL included) are averaged.
-_TRL_AGGREGATION = {"grpo": "seq-mean-token-mean", "bnpo": "token-mean", "dapo": "token-mean",
-                    "dr_grpo": "seq-mean-token-sum-norm"}
-
-
-def no_kl(source: str) -> dict[str, Any]:
-    return {"estimator": "none", "placement": "none", "beta": 0.0, "source": source}
-
-
-def kl_block(source: str, reward: tuple[str, float] | None, loss: tuple[str, float] | None,
-             **details: Any) -> dict[str, Any]:
-    """Combine a reward-side and a loss-side KL term (estimator, beta) into one kleval KL dict."""
-    reward = reward if reward and reward[1] else None
-    loss = loss if loss and loss[1] else None
-    if reward is None and loss is None:
-        return {**no_kl(source), **details}
-    if reward and loss:
-        estimator = reward[0] if reward[0] == loss[0] else f"{reward[0]}+{loss[0]}"
-        block = {"estimator": estimator, "placement": "both", "beta": loss[1] if reward[1] == loss[1] else None,
-                 "reward_estimator": reward[0], "reward_beta": reward[1],
-                 "loss_estimator": loss[0], "loss_beta": loss[1]}
-    else:
-        (estimator, beta), placement = (reward, "reward") if reward else (loss, "loss")
-        block = {"estimator": estimator, "placement": placement, "beta": beta}
-    return {**block, "source": source, **details}
-
-
-def estimator_name(raw: Any) -> str:
-    text = str(raw).strip().lower()
-    return _ESTIMATOR_NAMES.get(text, text)
-
+from kleval.errors import CheckpointError, ConfigError
+from kleval.klconfig import RunSettings, trainers
+from kleval.klconfig.trainers import Reading
 
 # ---- TRL -----------------------------------------------------------------------------------
 
@@ -136,124 +103,181 @@ def trl_trainer_kind(class_name: str, args: dict[str, Any], model_card: str) -> 
         return "rloo"
     if "cliprange_value" in args:
         return "ppo"
-    if "num_generations" in args and "beta" in args:
+    if "use_bias_correction_kl" in args or "loss_type" in args or ("num_generations" in args and "beta" in args):
         return "grpo"
     return "unknown"
 
 
-def trl_kl(kind: str, args: dict[str, Any]) -> dict[str, Any]:
-    """TRL GRPO: K3 in the loss. RLOO: K1 in the reward. PPO: kl_estimator in the reward."""
-    if kind == "grpo":
-        beta = float(args.get("beta", 0.0) or 0.0)
-        loss_type = args.get("loss_type")
-        return kl_block("trl-grpo", None, ("k3", beta), aggregation=_TRL_AGGREGATION.get(loss_type, loss_type))
-    if kind == "rloo":
-        beta = float(args.get("beta", args.get("kl_coef", 0.0)) or 0.0)
-        return kl_block("trl-rloo", (estimator_name(args.get("kl_estimator", "k1")), beta), None)
-    if kind == "ppo":
-        beta = float(args.get("kl_coef", 0.0) or 0.0)
-        return kl_block("trl-ppo", (estimator_name(args.get("kl_estimator", "k1")), beta), None)
-    return {"estimator": "unknown", "placement": "unknown", "beta": None, "source": "trl"}
-
-
-def read_trl(checkpoint_dir: Path) -> tuple[int | None, dict[str, Any] | None, dict[str, Any] | None]:
-    """(global_step, kl, training args) of a TRL `checkpoint-N` directory."""
+def read_trl(checkpoint_dir: Path) -> tuple[int | None, Reading | None, dict[str, Any] | None]:
+    """(global_step, reading, training args) of a TRL `checkpoint-N` directory."""
     step = None
     state_file = checkpoint_dir / "trainer_state.json"
     if state_file.is_file():
         step = load_json(state_file).get("global_step")
-    args: dict[str, Any] | None = None
-    class_name = ""
-    for candidate in (checkpoint_dir / "training_args.json", checkpoint_dir.parent / "training_args.json"):
+    for candidate in (checkpoint_dir / "training_args.bin", checkpoint_dir / "training_args.json",
+                      checkpoint_dir.parent / "training_args.json"):
         if candidate.is_file():
-            args = load_json(candidate)
-            break
-    if args is None and (checkpoint_dir / "training_args.bin").is_file():
-        class_name, args = read_pickled_args(checkpoint_dir / "training_args.bin")
-    if args is None:
-        return step, None, None
+            reading, args = read_trl_args(candidate)
+            return step, reading, args
+    return step, None, None
+
+
+def read_trl_args(path: Path) -> tuple[Reading, dict[str, Any]]:
+    """A TRL training_args.bin (pickled) or .json, in kleval's terms."""
+    if path.suffix == ".json":
+        class_name, args = "", load_json(path)
+    else:
+        class_name, args = read_pickled_args(path)
     card = ""
-    for readme in (checkpoint_dir / "README.md", checkpoint_dir.parent / "README.md"):
+    for readme in (path.parent / "README.md", path.parent.parent / "README.md"):
         if readme.is_file():
             card = readme.read_text(errors="replace")
             break
-    kind = trl_trainer_kind(class_name, args, card)
-    return step, trl_kl(kind, args), {"trainer": f"trl-{kind}", **args}
+    return trainers.from_trl(trl_trainer_kind(class_name, args, card), args), {"config_class": class_name, **args}
 
 
 # ---- verl ------------------------------------------------------------------------------------
 
+_HYDRA_SEARCH_DEPTH = 6  # parent directories searched for outputs/DATE/TIME/.hydra/config.yaml
+
 
 def find_verl_config(step_dir: Path) -> Path | None:
-    """The run's Hydra config: beside the step, in the run directory, or in a .hydra folder."""
+    """The run's Hydra config: beside the step or in the run directory (copied there), else the
+    newest `.hydra/config.yaml` under an ancestor whose trainer.default_local_dir is this run."""
     run_dir = step_dir.parent
     for folder in (step_dir, step_dir / "actor", run_dir, run_dir / ".hydra", step_dir / ".hydra"):
         for name in ("config.yaml", "verl_config.yaml"):
             if (folder / name).is_file():
                 return folder / name
-    return None
+    candidates = []
+    for ancestor in list(run_dir.resolve().parents)[:_HYDRA_SEARCH_DEPTH]:
+        candidates += sorted(ancestor.glob("outputs/*/*/.hydra/config.yaml")) + sorted(ancestor.glob(".hydra/config.yaml"))
+    matching = [c for c in candidates if _verl_checkpoint_dir(c) == run_dir.resolve()]
+    return max(matching, key=lambda c: (c.parent.parent.parent.name, c.parent.parent.name)) if matching else None
 
 
-def read_verl(config_file: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(kl, config) from a verl Hydra config (algorithm.* for the reward, actor.* for the loss)."""
+def _verl_checkpoint_dir(config_file: Path) -> Path | None:
+    """Where the run of a Hydra config saved its checkpoints (trainer.default_local_dir), resolved
+    against the directory it was launched from (hydra.yaml's runtime.cwd, else above outputs/)."""
+    try:
+        config = _load_omegaconf(config_file)
+        local_dir = _select(config, "trainer.default_local_dir")
+    except CheckpointError:
+        return None
+    if not local_dir:
+        return None
+    launch_dir = config_file.parent.parent
+    hydra_file = config_file.parent / "hydra.yaml"
+    cwd = None
+    if hydra_file.is_file():
+        try:
+            cwd = _select(_load_omegaconf(hydra_file), "hydra.runtime.cwd")
+        except CheckpointError:
+            cwd = None
+    if cwd:
+        launch_dir = Path(cwd)
+    elif launch_dir.parent.parent.name == "outputs":  # outputs/DATE/TIME
+        launch_dir = launch_dir.parent.parent.parent
+    path = Path(str(local_dir)).expanduser()
+    return (path if path.is_absolute() else launch_dir / path).resolve()
+
+
+def _load_omegaconf(path: Path):
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
     import yaml
 
     try:
-        config = yaml.safe_load(config_file.read_text())
-    except yaml.YAMLError as exc:
-        raise CheckpointError(f"cannot parse {config_file}: {str(exc).splitlines()[0]}") from exc
-    if not isinstance(config, dict):
+        return OmegaConf.load(path)
+    except (OmegaConfBaseException, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"cannot parse {path}: {str(exc).splitlines()[0]}") from exc
+
+
+def _select(config, key: str) -> Any:
+    """One value with its interpolations resolved (${...}); CheckpointError if they cannot be."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        value = OmegaConf.select(config, key, default=None, throw_on_resolution_failure=True)
+    except OmegaConfBaseException as exc:
+        raise CheckpointError(f"cannot resolve {key}: {str(exc).splitlines()[0]}") from exc
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def read_verl(config_file: Path) -> tuple[Reading, dict[str, Any]]:
+    """(reading, config with interpolations left as written) of a verl Hydra config."""
+    from omegaconf import DictConfig, OmegaConf
+
+    config = _load_omegaconf(config_file)
+    if not isinstance(config, DictConfig):
         raise CheckpointError(f"{config_file} is not a verl config (expected a mapping)")
-    algorithm = config.get("algorithm") or {}
-    actor = (config.get("actor_rollout_ref") or {}).get("actor") or {}
-    kl_ctrl = algorithm.get("kl_ctrl") or {}
-    reward = None
-    if algorithm.get("use_kl_in_reward"):
-        reward = (estimator_name(algorithm.get("kl_penalty", "kl")), float(kl_ctrl.get("kl_coef", 0.001)))
-    loss = None
-    if actor.get("use_kl_loss"):
-        loss = (estimator_name(actor.get("kl_loss_type", "low_var_kl")), float(actor.get("kl_loss_coef", 0.001)))
-    details: dict[str, Any] = {"aggregation": actor.get("loss_agg_mode")}
-    if reward and kl_ctrl.get("type") == "adaptive":
-        details["adaptive"] = True
-    if "low_var_kl" in (algorithm.get("kl_penalty"), actor.get("kl_loss_type")):
-        details["clamp"] = 10.0  # verl clamps its low_var_kl (K3) estimate to [-10, 10]
-    return kl_block("verl", reward, loss, **details), config
+    resolved: dict[str, Any] = {}
+    try:
+        for key in trainers.VERL_KEYS:
+            value = _select(config, key)
+            if value is not None:
+                node = resolved
+                *parents, leaf = key.split(".")
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[leaf] = value
+    except CheckpointError as exc:
+        return Reading(RunSettings("verl", None), (f"{config_file}: {exc}",)), OmegaConf.to_container(config)
+    return trainers.from_verl(resolved), OmegaConf.to_container(config)
 
 
 # ---- OpenRLHF ----------------------------------------------------------------------------------
 
 
 def find_openrlhf_args(hf_dir: Path) -> Path | None:
-    for folder in (hf_dir, hf_dir.parent):
+    for folder in (hf_dir, hf_dir.parent, hf_dir.parent.parent):
         for name in ("args.json", "training_args.json", "train_args.json"):
             if (folder / name).is_file():
                 return folder / name
     return None
 
 
-def read_openrlhf(args_file: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """OpenRLHF: init_kl_coef with kl_estimator, in the loss when use_kl_loss, else in the reward."""
+def read_openrlhf(args_file: Path) -> tuple[Reading, dict[str, Any]]:
+    """OpenRLHF's saved train_ppo_ray arguments, nested (>= 0.10.2) or flat."""
     args = load_json(args_file)
-    beta = float(args.get("init_kl_coef", 0.0) or 0.0)
-    term = (estimator_name(args.get("kl_estimator", "k1")), beta)
-    details = {"adaptive": True} if args.get("kl_target") else {}
-    if args.get("use_kl_loss"):
-        return kl_block("openrlhf", None, term, **details), args
-    return kl_block("openrlhf", term, None, **details), args
+    return trainers.from_openrlhf(args), args
 
 
 # ---- kleval ---------------------------------------------------------------------------------
 
 
-def read_kleval(run_file: Path) -> tuple[int | None, str | None, dict[str, Any] | None, dict[str, Any]]:
-    """(step, preset, kl, config) from a kleval_run.json."""
+def read_kleval(run_file: Path) -> tuple[int | None, Reading, dict[str, Any]]:
+    """(step, reading, config) from a kleval_run.json."""
     data = load_json(run_file)
     config = data.get("config") or {}
-    kl = config.get("kl")
-    if isinstance(kl, dict):
-        kl = {**kl, "source": "kleval"}
-    return data.get("step"), data.get("preset"), kl, config
+    try:
+        reading = trainers.from_kleval(config)
+    except (ConfigError, TypeError, ValueError) as exc:  # a KL block this kleval cannot read
+        reading = Reading(RunSettings("kleval", None), (f"{run_file}: {exc}",))
+    return data.get("step"), reading, config
+
+
+# ---- a configuration file named by the user (--trainer-config) --------------------------------------
+
+
+def read_trainer_config(path: str | Path) -> tuple[str, Reading, dict[str, Any]]:
+    """(format, reading, config) of a training configuration saved anywhere, by its content."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"trainer config {path} does not exist")
+    if path.suffix in (".yaml", ".yml"):
+        return ("verl", *read_verl(path))
+    if path.suffix == ".bin":
+        return ("trl", *read_trl_args(path))
+    data = load_json(path)
+    if isinstance(data.get("config"), dict) and "kl" in data["config"]:
+        step, reading, config = read_kleval(path)
+        return "kleval", reading, config
+    flat = trainers.flatten(data)
+    if any(key in flat for new, old, _ in trainers.OPENRLHF_KEYS.values() for key in (new, old)):
+        return ("openrlhf", *read_openrlhf(path))
+    return ("trl", *read_trl_args(path))
 
 
 def load_json(path: Path) -> dict[str, Any]:

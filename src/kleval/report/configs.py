@@ -1,45 +1,48 @@
-"""Group a study's checkpoints into KL-configuration rows, and give each row a name and a colour.
+"""Group a study's checkpoints into configuration rows, and give each row a name and a colour.
 
-A row is one KL configuration: (preset, estimator, placement, beta). Every training run (seed)
-with that configuration is pooled into the row; for the table each run contributes its last
-evaluated step. Checkpoints with no training metadata (a plain base model) get one row per run.
-Rows are ordered like the paper: base models, then none, K1, K2, K3 presets, then by beta.
+A row is one full training configuration: the checkpoint's RunSettings (the whole KLConfig,
+trainer, advantage estimator, loss aggregation, group size). Runs that differ only by seed are
+the only ones pooled into a row; for the table each run contributes its last evaluated step.
+Checkpoints with no training configuration (a plain base model) get one row per run.
+
+Rows are named by RunSettings.label() ("k3-loss β=0.1", "k3-loss clamp(hard)=10 β=0.1 (verl)");
+when every trained row has the same β the β is left out of the names (the caption gives it).
+Two rows that would still share a name get the settings that tell them apart appended. Rows are
+ordered like the paper: base models, then kleval's presets in PRESETS order, then the rest.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kleval.report.study import Checkpoint, Study
+from kleval.eval.checkpoints import Checkpoint
+from kleval.klconfig import PRESETS, RunSettings
+from kleval.report.study import Study
 
-# Fixed colours for the presets the project ships, so every figure of every study agrees.
-PRESET_COLOURS = {
-    "none": "#7f7f7f",
-    "k1-reward": "#1f77b4",
-    "k1-loss": "#ff7f0e",
-    "k2-loss": "#8c564b",
-    "k3-reward": "#d62728",
-    "k3-loss": "#2ca02c",
-    "k3-both": "#9467bd",
-}
-_EXTRA_COLOURS = ("#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")
-_PRESET_ORDER = tuple(PRESET_COLOURS)
+# One colour per preset, in PRESETS order, so every figure of every study agrees.
+_PALETTE = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#8c564b", "#bcbd22", "#9467bd")
+PRESET_COLOURS = dict(zip(PRESETS, _PALETTE))
+_EXTRA_COLOURS = ("#17becf", "#e377c2", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
+_PRESET_ORDER = tuple(PRESETS)
+_DISTINGUISHING = ("loss_aggregation", "algorithm", "group_size")
 
 
 @dataclass(frozen=True)
 class ConfigRow:
-    """One table row: a KL configuration and the runs (seeds) pooled into it."""
+    """One table row: a training configuration and the runs (seeds) pooled into it."""
 
-    name: str  # preset, or "<estimator>-<placement>", or the run / model name for a checkpoint without KL metadata
-    display: str  # name, plus beta when the same name occurs with several betas
-    preset: str
-    estimator: str
-    placement: str
-    beta: float | None
+    name: str  # the configuration without β (a preset name for kleval presets), or the model's run name
+    display: str  # the row's unique name in tables and legends
+    settings: RunSettings | None  # None for a checkpoint without training configuration
     runs: tuple[str, ...]  # sorted run names
     final_labels: tuple[str, ...]  # per run (same order), the checkpoint at its last step
-    labels_by_step: tuple[tuple[int | None, tuple[str, ...]], ...]  # (step, labels of runs having it)
+    labels_by_step: tuple[tuple[int | None, tuple[str, ...]], ...]  # (step, labels of runs having it), by step
     colour: str
+
+    @property
+    def beta(self) -> float | None:
+        kl = self.settings.kl if self.settings else None
+        return kl.beta if kl is not None and kl.active else None
 
     @property
     def final_step(self) -> int | None:
@@ -47,72 +50,83 @@ class ConfigRow:
         return max(steps) if steps else None
 
 
-def _row_name(checkpoint: Checkpoint) -> tuple[str, bool]:
-    """(name, trained) for a checkpoint."""
-    if checkpoint.preset:
-        return checkpoint.preset, True
-    if checkpoint.kl_estimator or checkpoint.kl_placement:
-        parts = [p for p in (checkpoint.kl_estimator, checkpoint.kl_placement) if p]
-        return "-".join(parts), True
-    return checkpoint.run, False
+def _name(settings: RunSettings) -> str:
+    """The configuration's name without β: "k3-loss", "unknown (verl)", "k3-loss seq (openrlhf)"."""
+    text = settings.kl.name if settings.kl is not None else "unknown"
+    return text if settings.trainer == "kleval" else f"{text} ({settings.trainer})"
 
 
-def _sort_key(name: str, trained: bool, beta: float | None) -> tuple:
-    rank = _PRESET_ORDER.index(name) if name in _PRESET_ORDER else len(_PRESET_ORDER)
-    return (trained, rank, name, beta if beta is not None else -1.0)
+def _sort_key(settings: RunSettings | None, name: str) -> tuple:
+    if settings is None:
+        return (0, 0, name, -1.0)
+    preset = settings.kl.name if settings.kl is not None else ""
+    rank = _PRESET_ORDER.index(preset) if preset in _PRESET_ORDER else len(_PRESET_ORDER)
+    beta = settings.kl.beta if settings.kl is not None else -1.0
+    return (1, rank, settings.trainer != "kleval", name, beta)
 
 
 def group_rows(study: Study) -> list[ConfigRow]:
     """The study's configuration rows, in table order."""
     evaluated_labels = {label for label, _ in study.evaluated}
-    groups: dict[tuple, list[Checkpoint]] = defaultdict(list)
-    trained_of: dict[tuple, bool] = {}
+    groups: dict[object, list[Checkpoint]] = defaultdict(list)
     for checkpoint in study.checkpoints.values():
-        if checkpoint.label not in evaluated_labels:
-            continue
-        name, trained = _row_name(checkpoint)
-        key = (name, checkpoint.kl_estimator, checkpoint.kl_placement, checkpoint.kl_beta)
-        groups[key].append(checkpoint)
-        trained_of[key] = trained
-    keys = sorted(groups, key=lambda k: _sort_key(k[0], trained_of[k], k[3]))
-    betas_per_name: dict[str, set] = defaultdict(set)
+        if checkpoint.label in evaluated_labels:
+            key = checkpoint.settings if checkpoint.settings is not None else ("model", _run(checkpoint))
+            groups[key].append(checkpoint)
+    names = {key: _name(key) if isinstance(key, RunSettings) else key[1] for key in groups}
+    keys = sorted(groups, key=lambda k: _sort_key(k if isinstance(k, RunSettings) else None, names[k]))
+    displays = _displays(keys, names)
+    rows, extra_colours, used = [], iter(_EXTRA_COLOURS * 4), set()
     for key in keys:
-        betas_per_name[key[0]].add(key[3])
-
-    rows, extra_colours = [], iter(_EXTRA_COLOURS * 4)
-    used_colours: set[str] = set()
-    for key in keys:
-        name, estimator, placement, beta = key
-        by_run: dict[str, list[Checkpoint]] = defaultdict(list)
-        for checkpoint in groups[key]:
-            by_run[checkpoint.run].append(checkpoint)
-        runs = tuple(sorted(by_run))
-        final = tuple(max(by_run[run], key=_checkpoint_order).label for run in runs)
-        steps: dict[int | None, list[str]] = defaultdict(list)
-        for run in runs:
-            for checkpoint in sorted(by_run[run], key=_checkpoint_order):
-                steps[checkpoint.step].append(checkpoint.label)
-        step_items = tuple((step, tuple(steps[step])) for step in sorted(steps, key=_step_value))
-        display = name if len(betas_per_name[name]) == 1 or beta is None else f"{name} β={beta:g}"
-        colour = PRESET_COLOURS.get(name) if len(betas_per_name[name]) == 1 else None
-        if colour is None or colour in used_colours:
+        settings = key if isinstance(key, RunSettings) else None
+        colour = PRESET_COLOURS.get(names[key])
+        if colour is None or colour in used:
             colour = next(extra_colours)
-        used_colours.add(colour)
-        rows.append(
-            ConfigRow(
-                name=name,
-                display=display,
-                preset=groups[key][0].preset,
-                estimator=estimator,
-                placement=placement,
-                beta=beta,
-                runs=runs,
-                final_labels=final,
-                labels_by_step=step_items,
-                colour=colour,
-            )
-        )
+        used.add(colour)
+        rows.append(_row(names[key], displays[key], settings, groups[key], colour))
     return rows
+
+
+def _run(checkpoint: Checkpoint) -> str:
+    return checkpoint.run or checkpoint.label
+
+
+def _displays(keys: list, names: dict) -> dict:
+    """Unique row names: label() (β left out when all trained rows share it), then what differs."""
+    trained = [k for k in keys if isinstance(k, RunSettings)]
+    betas = {k.kl.beta for k in trained if k.kl is not None and k.kl.active}
+    displays = {k: (names[k] if len(betas) <= 1 or k.kl is None else k.label()) if k in trained else names[k]
+                for k in keys}
+    clashes: dict[str, list] = defaultdict(list)
+    for k in keys:
+        clashes[displays[k]].append(k)
+    for same in clashes.values():
+        if len(same) < 2:
+            continue
+        for field in _DISTINGUISHING:
+            values = {getattr(k, field, None) for k in same}
+            if len(values) > 1:
+                for k in same:
+                    displays[k] += f", {field.replace('_', ' ')} {getattr(k, field, None)}"
+        if len({displays[k] for k in same}) < len(same):  # differ in a KL detail label() does not spell out
+            for number, k in enumerate(same, start=1):
+                displays[k] += f" #{number}"
+    return displays
+
+
+def _row(name: str, display: str, settings: RunSettings | None, checkpoints: list[Checkpoint], colour: str):
+    by_run: dict[str, list[Checkpoint]] = defaultdict(list)
+    for checkpoint in checkpoints:
+        by_run[_run(checkpoint)].append(checkpoint)
+    runs = tuple(sorted(by_run))
+    final = tuple(max(by_run[run], key=_checkpoint_order).label for run in runs)
+    steps: dict[int | None, list[str]] = defaultdict(list)
+    for run in runs:
+        for checkpoint in sorted(by_run[run], key=_checkpoint_order):
+            steps[checkpoint.step].append(checkpoint.label)
+    step_items = tuple((step, tuple(steps[step])) for step in sorted(steps, key=_step_value))
+    return ConfigRow(name=name, display=display, settings=settings, runs=runs, final_labels=final,
+                     labels_by_step=step_items, colour=colour)
 
 
 def _step_value(step: int | None) -> int:
@@ -124,16 +138,14 @@ def _checkpoint_order(checkpoint: Checkpoint) -> tuple[int, str]:
 
 
 def find_reference(rows: list[ConfigRow], reference: str) -> ConfigRow | None:
-    """The row named `reference` (by display name, then by name if that is unambiguous)."""
+    """The row named `reference`: by display name, else by name without β. When a name matches
+    several rows (several βs, or trainers), kleval's own row with the most runs is taken (ties: the
+    first in table order); the table marks it "(ref)". Pass a display name to pick another."""
     for row in rows:
         if row.display == reference:
             return row
     matches = [row for row in rows if row.name == reference]
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        from kleval.errors import ConfigError
-
-        options = ", ".join(repr(r.display) for r in matches)
-        raise ConfigError(f"reference {reference!r} matches several rows ({options}); pass one of them")
-    return None
+    if not matches:
+        return None
+    return max(matches, key=lambda r: (r.settings is not None and r.settings.trainer == "kleval", len(r.runs),
+                                       -rows.index(r)))

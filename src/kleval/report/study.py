@@ -1,10 +1,11 @@
 """Read a study directory (docs/study-layout.md) into plain data for reports and the CI gate.
 
-Reading only: nothing here writes into the study. Per-problem outcomes come from
-`scores/<label>/<task>.jsonl` (success counts per problem id, problems sorted by id so the result
-never depends on the order batches were appended); checkpoint identity and KL configuration come
-from `results.csv` and `checkpoints.json`; training curves from the run directory's
-`train_log.jsonl` (the run directory is the parent of a checkpoint's step directory).
+Reading only, and only inside the study: nothing here writes into it or looks outside it.
+Per-problem outcomes come from `scores/<label>/<task>.jsonl` (success counts per problem id,
+problems sorted by id so the result never depends on the order batches were appended);
+checkpoints and their training configuration (kleval.eval.checkpoints.Checkpoint, the one type)
+from `checkpoints.json`, else from results.csv's columns; training curves from the copies of the
+runs' `train_log.jsonl` that `kleval eval` keeps in `train_logs/`.
 
 Like results.csv, only problems with all n samples graded count (n from study.json); the
 number left out per checkpoint x task is kept in `Study.incomplete`.
@@ -12,7 +13,7 @@ number left out per checkpoint x task is kept in `Study.incomplete`.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from kleval.errors import DataError
+from kleval.eval.checkpoints import Checkpoint
 from kleval.eval.study import read_json, read_jsonl
+from kleval.klconfig import RunSettings
 
 
 @dataclass(frozen=True)
@@ -37,30 +40,9 @@ class ProblemOutcomes:
         return ProblemOutcomes(problem_ids, self.num_samples[rows], self.num_correct[rows])
 
 
-@dataclass(frozen=True)
-class Checkpoint:
-    """One evaluated checkpoint and the KL configuration it was trained with (if any)."""
-
-    label: str
-    run: str
-    step: int | None
-    path: str
-    preset: str
-    kl_estimator: str
-    kl_placement: str
-    kl_beta: float | None
-    metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-
 def read_train_log(path: Path) -> list[dict[str, Any]]:
     """Rows of a train_log.jsonl; a torn last line (a run still writing, or killed) is skipped."""
     return read_jsonl(path, skip_torn=True)
-
-
-def _optional_float(text: str | None) -> float | None:
-    if text is None or str(text).strip() in ("", "None", "nan", "null"):
-        return None
-    return float(text)
 
 
 def _optional_int(value: Any) -> int | None:
@@ -120,27 +102,14 @@ class Study:
                 raw = raw.get("checkpoints", [])
             for entry in raw:
                 entries[str(entry["label"])] = entry
-        by_label: dict[str, dict[str, str]] = {}
+        out = {label: Checkpoint.from_dict(entry) for label, entry in entries.items()}
         for row in self.results:
-            by_label.setdefault(row["checkpoint"], row)
-        labels = list(entries) + [label for label in by_label if label not in entries]
-        out = {}
-        for label in labels:
-            entry = entries.get(label, {})
-            row = by_label.get(label, {})
-            kl = entry.get("kl") or {}
-            train_config = entry.get("train_config") or {}
-            out[label] = Checkpoint(
-                label=label,
-                run=str(row.get("run") or entry.get("run") or label),
-                step=_optional_int(row.get("step", entry.get("step"))),
-                path=str(entry.get("path") or ""),
-                preset=str(row.get("preset") or entry.get("preset") or train_config.get("preset") or ""),
-                kl_estimator=str(row.get("kl_estimator") or kl.get("estimator") or ""),
-                kl_placement=str(row.get("kl_placement") or kl.get("placement") or ""),
-                kl_beta=_optional_float(row.get("kl_beta") or kl.get("beta")),
-                metadata=entry,
-            )
+            label = row["checkpoint"]
+            if label not in out:
+                settings = RunSettings.from_row(row)
+                out[label] = Checkpoint(path=Path(""), label=label, format=row.get("format") or "hf",
+                                        step=_optional_int(row.get("step")), run=row.get("run") or label,
+                                        tokenizer_path="", settings=settings)
         return out
 
     @property
@@ -182,18 +151,9 @@ class Study:
         counts = np.array([samples[pid] for pid in ids], dtype=np.int64).reshape(-1, 2)
         return ProblemOutcomes(ids, counts[:, 0], counts[:, 1])
 
-    def run_dir(self, checkpoint: Checkpoint) -> Path | None:
-        """The training run directory of a kleval checkpoint (its step dir's parent), if found."""
-        if not checkpoint.path:
-            return None
-        step_dir = Path(checkpoint.path)
-        candidates = [step_dir] if step_dir.is_absolute() else [self.root / step_dir, Path.cwd() / step_dir]
-        for candidate in candidates:
-            if (candidate.parent / "train_log.jsonl").exists():
-                return candidate.parent
-        return None
-
     def train_log(self, checkpoint: Checkpoint) -> list[dict[str, Any]]:
-        """Rows of the checkpoint's run train_log.jsonl, or [] when it is not a kleval run."""
-        run_dir = self.run_dir(checkpoint)
-        return read_train_log(run_dir / "train_log.jsonl") if run_dir else []
+        """Rows of the copy of the checkpoint's run train_log.jsonl in the study, or []."""
+        if not checkpoint.train_log or Path(checkpoint.train_log).is_absolute():
+            return []
+        path = self.root / checkpoint.train_log
+        return read_train_log(path) if path.is_file() else []

@@ -9,10 +9,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from kleval.errors import ConfigError
-from kleval.klconfig import KLConfig
+from kleval.klconfig import LOSS_AGGREGATIONS, KLConfig
 
 ALGORITHMS = ("rloo", "grpo")
-LOSS_AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm")
 ROLLOUT_BACKENDS = ("tiny", "hf", "vllm")
 SHARDINGS = ("none", "fsdp")  # fsdp: see train/sharding.py
 
@@ -66,6 +65,8 @@ class TrainConfig:
             raise ConfigError(f"rollout_backend must be one of {ROLLOUT_BACKENDS}, got {self.rollout_backend!r}")
         if self.sharding not in SHARDINGS:
             raise ConfigError(f"sharding must be one of {SHARDINGS}, got {self.sharding!r}")
+        if self.kl.kleval_unsupported():
+            raise ConfigError(f"kleval's trainer does not implement {'; '.join(self.kl.kleval_unsupported())}")
         if self.samples_per_prompt < 2:
             raise ConfigError("samples_per_prompt must be >= 2 (the baseline needs other samples of the prompt)")
         for name in ("prompts_per_step", "max_new_tokens", "steps", "ppo_epochs", "save_every"):
