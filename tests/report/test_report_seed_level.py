@@ -71,7 +71,7 @@ def test_fewer_than_three_seeds_gives_no_configuration_arrows_and_says_so(tmp_pa
     assert set(table.untested_rows) == {"k3-reward", "k1-reward"}
     markdown = to_markdown(table)
     assert UP not in markdown.split("\n\n")[1] and DOWN not in markdown.split("\n\n")[1]
-    assert "fewer than 3 seeds" in markdown
+    assert "fewer than 3 seeds" in markdown and "No significance marks" in markdown
     # The checkpoint-level question stays available and does find the large difference.
     by_problem = compute_table(study, num_resamples=200, test="problem")
     assert by_problem.cells[("k3-reward", "add")].adjusted_p < 0.05

@@ -215,6 +215,9 @@ def significance_caption(table: Table, up: str = "↑", down: str = "↓") -> st
     if table.reference is None:
         return ""
     ref = table.reference.display
+    if table.num_tests == 0 and table.untested_rows:
+        return (f"No significance marks: every row, or {ref}, has fewer than {MIN_SEEDS} seeds, too few for a "
+                f"configuration-level test (`kleval report --test problem` compares the checkpoints instead).")
     if table.test == "seed":
         text = (f"{up}/{down}: this configuration is better/worse than {ref} with training runs as the unit: "
                 f"Welch t-test on per-seed mean pass@{table.k} (two-sided; about other seeds of the same "
