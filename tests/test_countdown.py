@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from fractions import Fraction
 
 import pytest
@@ -115,3 +116,16 @@ def test_tiny_arith_tokenizer_cannot_express_countdown_answers():
     vocab = json.loads((countdown.DATA_DIR.parent / "tiny-arith-base" / "tokenizer.json").read_text())["model"]["vocab"]
     missing = sorted(set(countdown.TINY_ALPHABET) - set(vocab))
     assert missing == sorted(set("*/(),:"))
+
+
+def test_eval_runs_countdown_end_to_end_with_a_chat_model(tiny_checkpoint, tmp_path):
+    """A real (random) tiny chat checkpoint through `kleval eval --config evals/countdown.toml`."""
+    from kleval.cli import main
+
+    out = tmp_path / "study"
+    config = Path(__file__).resolve().parents[1] / "evals" / "countdown.toml"
+    assert main(["eval", "--config", str(config), "--checkpoints", str(tiny_checkpoint), "--backend", "hf",
+                 "--limit", "3", "--n", "2", "--k", "1,2", "--max-tokens", "16", "--out", str(out), "--no-progress"]) == 0
+    scores = [json.loads(line) for path in (out / "scores").rglob("countdown.jsonl")
+              for line in path.read_text().splitlines()]
+    assert len(scores) == 6 and all(s["status"] in ("incorrect", "no_answer", "parse_error") for s in scores)
