@@ -33,7 +33,7 @@ def main() -> None:
 
     from kleval.backends import make_backend
     from kleval.eval.checkpoints import discover
-    from kleval.eval.run import EvalSpec, chunk_seed, evaluate
+    from kleval.eval.run import EvalSpec, evaluate, task_seed
     from kleval.tasks import load_task
     from kleval.tiny import build_tiny_checkpoint
     from kleval.types import SamplingParams
@@ -50,7 +50,7 @@ def main() -> None:
         for task in tasks:
             problems = task.problems(spec.limit)
             for i in range(0, len(problems), spec.chunk_size):
-                params = replace(spec.sampling, seed=chunk_seed(spec.sampling.seed, task.name, i // spec.chunk_size))
+                params = replace(spec.sampling, seed=task_seed(spec.sampling.seed, task.name))
                 backend.generate([task.prompt(p) for p in problems[i:i + spec.chunk_size]], params, chat=task.chat)
         backend.close()
         return time.perf_counter() - start

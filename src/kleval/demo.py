@@ -8,10 +8,19 @@ Phases, each resumable (a rerun skips finished work):
    slice of GSM8K on the final steps to exercise the real-benchmark path end to end;
 4. `kleval gradcheck` (exact expected gradients by enumeration);
 5. `kleval report`: table.md/.tex, figures and index.html in the output directory.
+
+Reproducible: on the same kind of machine and software, a fresh clone writes byte-identical files.
+Torch threads are pinned (evaluation, gradcheck) and training runs are single-threaded; every
+random draw is seeded; committed files hold no time stamp, git revision, absolute path or timing
+(the study headers drop `created` and `git_revision`, paths are kept relative to the working
+directory). The screenshot (index.png, headless Chromium) is only made when asked, since font
+rendering is not ours to pin. tests/test_demo_reproducible.py regenerates a small slice and
+compares it byte for byte with tests/fixtures/demo_slice/.
 """
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +31,9 @@ PRESETS = ("none", "k1-reward", "k1-loss", "k3-reward", "k3-loss", "k3-both")
 @dataclass(frozen=True)
 class DemoSettings:
     out: Path = Path("reports/demo")
+    base: Path | None = None  # base model directory; None: the committed assets/tiny-arith-base (built if absent)
     presets: tuple[str, ...] = PRESETS
-    seeds: tuple[int, ...] = (0, 1)
+    seeds: tuple[int, ...] = (0, 1, 2)  # 3 seeds: the fewest the report's configuration-level test accepts
     steps: int = 300
     beta: float = 1.0
     eval_limit: int = 200  # problems per synthetic task
@@ -32,6 +42,13 @@ class DemoSettings:
     real_task: str = "gsm8k"
     real_limit: int = 8
     workers: int = 2
+    threads: int = 2  # torch threads for evaluation and gradcheck, pinned so results do not vary with cores
+    figures: bool = True
+    screenshot: bool = False  # index.png via headless Chromium: not byte-reproducible, so off by default
+
+# Study-header fields that record when and from which tree a run was made: true, but they would make
+# every regenerated demo differ from the committed one, so the demo's studies do not keep them.
+VOLATILE_HEADER_FIELDS = ("created", "git_revision")
 
 
 def _phase(name: str, started: list[float]) -> None:
@@ -45,9 +62,11 @@ def _phase(name: str, started: list[float]) -> None:
 
 def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) -> Path:
     """Run every phase into settings.out; return the report's index.html."""
-    import os
-
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import torch
+
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
     from kleval.eval.checkpoints import discover
     from kleval.report import build_report
     from kleval.eval.run import EvalSpec, evaluate
@@ -61,7 +80,7 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     started = marks[0]
 
     _phase("1/5 base model (supervised on noisy arithmetic)", marks)
-    base = ensure_base(progress=progress)
+    base = _relative(ensure_base(settings.base, progress=progress))
 
     _phase(f"2/5 RL: {len(settings.presets)} presets x {len(settings.seeds)} seeds x {settings.steps} steps "
            f"(beta {settings.beta}, {settings.workers} runs at a time)", marks)
@@ -76,6 +95,7 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     steps = discover([str(base), *(r["run_dir"] for r in runs)])
     evaluate(steps, EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=settings.ks,
                              limit=settings.eval_limit, chunk_size=200), study, progress=progress)
+    _drop_volatile_header_fields(study)
     finals = [c for c in steps if c.step is None or c.step == max(s.step or 0 for s in steps if s.run == c.run)]
     # The arithmetic model's config says 64 positions; RoPE runs past that, and the point here is
     # to push real benchmark rows through loading, prompting, generation and grading.
@@ -83,6 +103,7 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     real = evaluate(finals, EvalSpec(tasks=(settings.real_task,), sampling=sampling, ks=settings.ks,
                                      limit=settings.real_limit, backend_options={"max_model_len": 2048}),
                     out / "real_slice", progress=progress)
+    _drop_volatile_header_fields(out / "real_slice")
 
     _phase("4/5 gradcheck: exact expected KL gradients per configuration", marks)
     result = run_gradcheck()
@@ -91,10 +112,10 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     plot_bias(result, str(out / "gradcheck.png"))
 
     _phase("5/5 report", marks)
-    files = build_report(study, out, k=1)  # reference: k3-loss when trained, as in the paper
+    files = build_report(study, out, k=1, figures=settings.figures)  # reference: k3-loss when trained
     from kleval.report.screenshot import find_chromium, screenshot
 
-    if find_chromium():
+    if settings.screenshot and find_chromium():
         screenshot(files.index_html, out / "index.png")
     _phase("", marks)
     print(f"\n{files.table_md.read_text(encoding='utf-8')}")
@@ -105,3 +126,21 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
     print(f"report: {files.index_html.resolve()}")
     print(f"total {time.time() - started:.0f}s")
     return files.index_html
+
+
+def _relative(path: Path) -> Path:
+    """path relative to the working directory when it lies below it (so recorded paths do not
+    depend on where the repository was cloned), else unchanged."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return Path(path)
+
+
+def _drop_volatile_header_fields(study: Path) -> None:
+    from kleval.eval.study import HEADER_FILE, read_json, write_json
+
+    header = read_json(study / HEADER_FILE)
+    kept = {key: value for key, value in header.items() if key not in VOLATILE_HEADER_FIELDS}
+    if kept != header:
+        write_json(study / HEADER_FILE, kept)

@@ -34,7 +34,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 TASKS_DIR_ENV = "KLEVAL_TASKS_DIR"
-POLICIES = ("default", "gsm8k", "choice", "exact")
+POLICIES = ("default", "gsm8k", "choice", "exact", "countdown")
 GOLD_RULES = ("field", "last_boxed", "gsm8k_final", "letter", "index_to_letter", "label_to_letter")
 CHOICE_GOLD_RULES = ("letter", "index_to_letter", "label_to_letter")
 PLACEHOLDERS = re.compile(r"\{(question|choices|letters)\}")

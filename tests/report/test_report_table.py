@@ -51,8 +51,8 @@ def test_rows_pool_seeds_at_last_step_with_cis(study_dir):
     assert average.mean == pytest.approx(sum(parts) / 2)
 
 
-def test_significance_marks_against_reference(study_dir):
-    table = compute_table(Study(study_dir), num_resamples=300)
+def test_checkpoint_level_marks_against_reference(study_dir):
+    table = compute_table(Study(study_dir), num_resamples=300, test="problem")
     assert table.reference is not None and table.reference.name == "k3-loss"
     worse = table.cells[("k3-reward", "sub")].vs_reference
     assert worse.difference < 0 and worse.p_value < 0.01
@@ -61,13 +61,14 @@ def test_significance_marks_against_reference(study_dir):
     k3_reward_line = next(line for line in markdown.splitlines() if line.startswith("| k3-reward"))
     assert k3_reward_line.count(DOWN) == 4 and UP not in k3_reward_line
     assert "| k3-loss (ref) |" in markdown
+    assert "paired sign-flip test over problems" in markdown and "Holm-adjusted over the 12 tests" in markdown
     # Best per column in bold; the column winner is one of the two strong configurations.
     assert markdown.count("**") >= 2 * len(table.columns)
 
 
 def test_reference_choice(study_dir):
     study = Study(study_dir)
-    table = compute_table(study, reference="k3-reward", num_resamples=200)
+    table = compute_table(study, reference="k3-reward", num_resamples=200, test="problem")
     assert table.reference.name == "k3-reward"
     assert table.cells[("k3-loss", "add")].vs_reference.difference > 0
     with pytest.raises(ConfigError, match="not found"):
@@ -87,14 +88,14 @@ def test_k_larger_than_n_is_a_clear_error(study_dir):
 
 
 def test_latex_is_booktabs(study_dir):
-    tex = to_latex(compute_table(Study(study_dir), num_resamples=200))
+    tex = to_latex(compute_table(Study(study_dir), num_resamples=200, test="problem"))
     for needed in (r"\toprule", r"\midrule", r"\bottomrule", r"\cmidrule", r"\textbf{", r"$^{\downarrow}$"):
         assert needed in tex
     assert "k3-loss (ref)" in tex and "base-model" in tex
 
 
 def test_tables_are_a_pure_function_of_the_study(study_dir, tmp_path):
-    first = to_markdown(compute_table(Study(study_dir))), to_latex(compute_table(Study(study_dir)))
+    first = to_markdown(compute_table(Study(study_dir))), to_latex(compute_table(Study(study_dir), test="problem"))
     # The same scores appended in another order must give byte-identical tables.
     copy = tmp_path / "copy"
     shutil.copytree(study_dir, copy)
@@ -103,7 +104,7 @@ def test_tables_are_a_pure_function_of_the_study(study_dir, tmp_path):
         lines = path.read_text().splitlines(keepends=True)
         rng.shuffle(lines)
         path.write_text("".join(lines))
-    second = to_markdown(compute_table(Study(copy))), to_latex(compute_table(Study(copy)))
+    second = to_markdown(compute_table(Study(copy))), to_latex(compute_table(Study(copy), test="problem"))
     assert first == second
 
 

@@ -1,4 +1,5 @@
-"""`kleval demo`: the embedded default study (train every KL preset on CPU, evaluate, report)."""
+"""`kleval demo`: the embedded default study (train every KL preset on CPU, evaluate, report), or
+with `--study beta` the paper's beta sweep with its reward-KL frontier (kleval.sweep)."""
 from __future__ import annotations
 
 import argparse
@@ -7,19 +8,56 @@ HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and repo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default="reports/demo", help="output directory (default reports/demo)")
+    p.add_argument("--study", choices=("paper", "beta"), default="paper",
+                   help="'paper': every preset at beta 1 (default); 'beta': the beta sweep and its frontier")
+    p.add_argument("--out", default=None, help="output directory (default reports/demo, or reports/beta_sweep)")
     p.add_argument("--steps", type=int, default=300, help="RL steps per run (default 300)")
-    p.add_argument("--seeds", type=int, default=2, help="seeds per preset (default 2)")
-    p.add_argument("--presets", default=None, help="comma-separated presets (default: the paper's six)")
+    p.add_argument("--seeds", type=int, default=3,
+                   help="seeds per preset (default 3, the fewest the report's configuration-level test uses)")
+    p.add_argument("--presets", default=None,
+                   help="comma-separated presets (default: the paper's six; for --study beta the four estimators)")
+    p.add_argument("--betas", default=None, help="--study beta: comma-separated betas (default 0.05,0.1,0.3,1)")
+    p.add_argument("--screenshot", action="store_true",
+                   help="also write index.png with headless Chromium (not byte-reproducible)")
     p.add_argument("--no-progress", action="store_true")
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    from kleval.errors import ConfigError
+
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise ConfigError(f"--betas must be comma-separated numbers, got {text!r}") from None
+    if not values or any(v <= 0 for v in values):
+        raise ConfigError(f"--betas must be positive (beta 0 is the 'none' run, always included), got {text!r}")
+    return values
 
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from kleval.errors import ConfigError
+    from kleval.klconfig import PRESETS as KNOWN
+
+    if args.steps < 1 or args.seeds < 1:
+        raise ConfigError(f"--steps and --seeds must be >= 1, got {args.steps} and {args.seeds}")
+    presets = tuple(p.strip() for p in args.presets.split(",") if p.strip()) if args.presets else None
+    unknown = [p for p in presets or () if p not in KNOWN]
+    if unknown:
+        raise ConfigError(f"unknown preset(s) {', '.join(unknown)}; choose from {', '.join(KNOWN)}")
+    seeds = tuple(range(args.seeds))
+    if args.study == "beta":
+        from kleval.sweep import SWEEP_BETAS, SWEEP_PRESETS, BetaSweepSettings, run_beta_sweep
+
+        settings = BetaSweepSettings(out=Path(args.out or "reports/beta_sweep"), steps=args.steps, seeds=seeds,
+                                     presets=tuple(p for p in presets or SWEEP_PRESETS if p != "none"),
+                                     betas=_floats(args.betas) if args.betas else SWEEP_BETAS)
+        print(f"frontier: {run_beta_sweep(settings, progress=not args.no_progress)}")
+        return 0
     from kleval.demo import PRESETS, DemoSettings, run_demo
 
-    presets = tuple(p.strip() for p in args.presets.split(",")) if args.presets else PRESETS
-    settings = DemoSettings(out=Path(args.out), steps=args.steps, seeds=tuple(range(args.seeds)), presets=presets)
+    settings = DemoSettings(out=Path(args.out or "reports/demo"), steps=args.steps, seeds=seeds,
+                            presets=presets or PRESETS, screenshot=args.screenshot)
     run_demo(settings, progress=not args.no_progress)
     return 0

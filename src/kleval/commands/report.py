@@ -13,6 +13,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--reference", default=None,
         help="row the significance marks compare against (default: k3-loss when the study has it)",
     )
+    parser.add_argument(
+        "--test", choices=("seed", "problem"), default="seed",
+        help="what the marks test: 'seed' = configurations, Welch t-test over per-seed means (needs >= 3 "
+             "seeds per row); 'problem' = these checkpoints, paired sign-flip test over problems (default seed)",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per CI")
     parser.add_argument("--out", default=None, help="output directory (default STUDY_DIR/report)")
@@ -29,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--alpha must be in (0, 1), got {args.alpha}")
     files = build_report(
         args.study_dir, args.out, k=args.k, reference=args.reference, alpha=args.alpha,
-        num_resamples=args.resamples, figures=not args.no_figures,
+        num_resamples=args.resamples, figures=not args.no_figures, test=args.test,
     )
     print(files.table_md.read_text(encoding="utf-8"))
     print(f"report written to {files.out_dir} (open {files.index_html})")

@@ -4,7 +4,7 @@ The driver writes the study header and checkpoint list (refusing incomparable se
 like a plain run), skips jobs whose logs are already complete, and submits one Ray task per
 remaining (checkpoint, task). Each job runs the plain runner's per-task loop
 (`kleval.eval.run.evaluate_task`) with its own backend and verifier pool, so its samples are the
-same as a plain run's (per-chunk seeds depend only on the seed, task and chunk index), and it
+same as a plain run's (sampling seeds depend only on the seed, task, prompt and sample index), and it
 writes only samples/<label>/<task>.jsonl and scores/<label>/<task>.jsonl: jobs never share a
 file. The driver writes results.csv once, at the end. A job that fails or is killed leaves a
 resumable log; rerunning the same command finishes it.

@@ -1,9 +1,14 @@
 """Checkpoints x tasks -> samples -> verdicts -> results: the resumable evaluation runner.
 
-For each checkpoint and task, problems are cut into fixed chunks (by position, so a resumed
-run regenerates exactly the chunks a clean run would, with the same seeds). Each chunk is
-generated in one backend call, its samples appended to the log, and its verification handed
-to the verifier's process pool while the next chunk generates, so grading overlaps generation.
+For each checkpoint and task, problems are cut into chunks. Each chunk is generated in one
+backend call, its samples appended to the log, and its verification handed to the verifier's
+process pool while the next chunk generates, so grading overlaps generation.
+
+Samples are a function of (run seed, checkpoint, task, problem, sample index) only: every chunk
+of a task samples under one task seed (`task_seed`), and the backends derive each sample's own
+random stream from that seed, the prompt text and the sample index (`backends.common.sample_seed`;
+vLLM and OpenAI per request). Chunk size, batch composition, the point a run was resumed from and
+data-parallel workers therefore change no sample.
 """
 from __future__ import annotations
 
@@ -57,9 +62,10 @@ class EvalSpec:
             raise ConfigError(f"chunk size must be >= 1, got {self.chunk_size}")
 
 
-def chunk_seed(base_seed: int, task: str, chunk_index: int) -> int:
-    """A stable per-chunk seed: the same chunk always samples with the same seed."""
-    digest = hashlib.sha256(f"{base_seed}:{task}:{chunk_index}".encode()).digest()
+def task_seed(base_seed: int, task: str) -> int:
+    """The seed every chunk of `task` samples under. It holds no chunk index or position, so how
+    problems are chunked cannot change a sample; the backend mixes in prompt and sample index."""
+    digest = hashlib.sha256(f"{base_seed}:{task}".encode()).digest()
     return int.from_bytes(digest[:4], "little")
 
 
@@ -203,10 +209,9 @@ def evaluate_task(label: str, task, spec: EvalSpec, out: Path, backend: LazyBack
             seen += len(verdicts)
             bar.set_postfix_str(f"acc {correct / seen:.3f}")
 
+    params = replace(spec.sampling, seed=task_seed(spec.sampling.seed, task.name), stop=stop)
     try:
-        for start, chunk in todo:
-            params = replace(spec.sampling, seed=chunk_seed(spec.sampling.seed, task.name, start // spec.chunk_size),
-                             stop=stop)
+        for _, chunk in todo:
             prompts = [task.prompt(p) for p in chunk]
             completions = backend.get().generate(prompts, params, chat=task.chat)
             rows = [_sample_row(p, prompt, j, c) for p, prompt, comps in zip(chunk, prompts, completions)

@@ -30,11 +30,13 @@ def build_report(
     confidence: float = 0.95,
     num_resamples: int = 1000,
     figures: bool = True,
+    test: str = "seed",
 ) -> ReportFiles:
     """Write table.md, table.tex, figures (PNG + PDF) and index.html for a study.
 
     out_dir defaults to STUDY_DIR/report. reference=None compares against "k3-loss" when the
-    study has it.
+    study has it. test: "seed" (configurations, seeds as the unit) or "problem" (checkpoints,
+    problems as the unit); see `report.table`.
     """
     from kleval.report.html import write_index
     from kleval.report.plots import make_figures
@@ -46,7 +48,7 @@ def build_report(
     out = Path(out_dir) if out_dir is not None else study.root / "report"
     out.mkdir(parents=True, exist_ok=True)
     table = compute_table(study, k=k, reference=reference, alpha=alpha, confidence=confidence,
-                          num_resamples=num_resamples)
+                          num_resamples=num_resamples, test=test)
     table_md, table_tex = out / "table.md", out / "table.tex"
     table_md.write_text(to_markdown(table), encoding="utf-8")
     table_tex.write_text(to_latex(table), encoding="utf-8")

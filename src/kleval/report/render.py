@@ -2,14 +2,14 @@
 
 All three show the same thing: pass@k in percent, the CI in brackets, the best value per column
 in bold, and an arrow where the row differs significantly from the reference row (up: better,
-down: worse; two-sided paired test at level alpha). Output depends only on the table, so the
+down: worse; the test and its unit are in `table.significance_caption`). Output depends only on the table, so the
 same study always renders byte-identically.
 """
 from __future__ import annotations
 
 import html
 
-from kleval.report.table import Cell, Table
+from kleval.report.table import Cell, Table, significance_caption
 
 UP, DOWN = "↑", "↓"
 
@@ -24,7 +24,7 @@ def _step(row) -> str:
 
 def _mark(table: Table, cell: Cell) -> str:
     comparison = cell.vs_reference
-    if comparison is None or comparison.p_value >= table.alpha:
+    if comparison is None or cell.adjusted_p is None or cell.adjusted_p >= table.alpha:
         return ""
     return UP if comparison.difference > 0 else DOWN
 
@@ -38,18 +38,14 @@ def _column_title(column) -> str:
 
 
 def caption(table: Table) -> str:
-    ref = table.reference.display if table.reference else None
     parts = [
-        f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over problems and seeds "
-        "(runs of one configuration pooled, each at its last step).",
+        f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over seeds and problems "
+        "(runs of one configuration pooled, each at its last step; bootstrap over seeds and problems, "
+        "seed level with the unbiased between-seed variance; one seed: problems only).",
         "Bold: best in column.",
     ]
-    if ref:
-        parts.append(
-            f"{UP}/{DOWN}: significantly better/worse than {ref} (paired sign-flip test over problems, "
-            f"p < {table.alpha:g})."
-        )
-    return " ".join(parts + table.notes)
+    significance = significance_caption(table, UP, DOWN)
+    return " ".join(parts + ([significance] if significance else []) + table.notes)
 
 
 def to_markdown(table: Table) -> str:

@@ -1,14 +1,25 @@
 """The paper-shaped comparison table as numbers: one cell per KL configuration x task (or average).
 
 Each cell pools a configuration's runs (seeds, each at its last step): the value is the mean of
-per-problem pass@k over problems and runs, the CI a bootstrap over both (`stats.pooled_bootstrap`).
-Significance against the reference row is a paired sign-flip test over problems on the
-run-averaged per-problem values (`stats.paired_compare`); the ID/OOD averages weigh each task
-equally and test with tasks as strata. Rendering lives in `report.render`.
+per-problem pass@k over problems and runs, the CI a bootstrap over seeds and problems with the
+unbiased between-seed variance (`stats.pooled_bootstrap`). The ID/OOD averages weigh each task
+equally.
+
+Significance against the reference row answers one of two questions (`test=`):
+
+- "seed" (default): does this *configuration* differ from the reference configuration? Welch's
+  t-test on per-seed means (`stats.welch_seed_test`); a row, or a reference, with fewer than
+  `stats.MIN_SEEDS` seeds is not tested, and the table says so.
+- "problem": do these *checkpoints* (seed-averaged per problem) differ from the reference's on
+  these problems? Paired sign-flip test over problems (`stats.paired_compare`), tasks as strata.
+
+Either way the p-values of the whole table are Holm-adjusted together, and an arrow needs the
+adjusted p below alpha. `significance_caption` says in words exactly what was tested. Rendering
+lives in `report.render`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -16,22 +27,29 @@ from kleval.errors import ConfigError
 from kleval.metrics import pass_at_k
 from kleval.report.configs import ConfigRow, find_reference, group_rows
 from kleval.report.study import Study
-from kleval.stats import PairedComparison, paired_compare, pooled_bootstrap
+from kleval.stats import (
+    MIN_SEEDS, PairedComparison, SeedComparison, holm_adjust, paired_compare, pooled_bootstrap, welch_seed_test,
+)
 
 ID_AVG, OOD_AVG = "ID avg", "OOD avg"
 DEFAULT_REFERENCE = "k3-loss"
+TESTS = ("seed", "problem")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One configuration x column: pooled mean and CI, and the paired test against the reference."""
+    """One configuration x column: pooled mean and CI, and the test against the reference.
+
+    adjusted_p is vs_reference's p-value after Holm's correction over every test in the table.
+    """
 
     mean: float
     lo: float
     hi: float
     num_problems: int
     num_runs: int
-    vs_reference: PairedComparison | None = None
+    vs_reference: SeedComparison | PairedComparison | None = None
+    adjusted_p: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,9 @@ class Table:
     cells: dict[tuple[str, str], Cell]  # (row.display, column.name) -> Cell
     reference: ConfigRow | None
     notes: list[str] = field(default_factory=list)
+    test: str = "seed"
+    num_tests: int = 0
+    untested_rows: tuple[str, ...] = ()  # rows not tested at configuration level: too few seeds
 
     def best(self, column: str, decimals: int = 1) -> float | None:
         """Highest mean in a column, rounded as displayed (so displayed ties are all best)."""
@@ -108,8 +129,12 @@ def compute_table(
     confidence: float = 0.95,
     num_resamples: int = 1000,
     seed: int = 0,
+    test: str = "seed",
 ) -> Table:
-    """All cells of the comparison table. reference=None means "k3-loss" when present."""
+    """All cells of the comparison table. reference=None means "k3-loss" when present; test is
+    "seed" (configuration level) or "problem" (checkpoint level), see the module docstring."""
+    if test not in TESTS:
+        raise ConfigError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
     rows = group_rows(study)
     columns = build_columns(study)
     ref_row = find_reference(rows, reference or DEFAULT_REFERENCE)
@@ -128,6 +153,10 @@ def compute_table(
                 if found is not None:
                     matrices[(row.display, column.name)] = found
 
+    untested: list[str] = []
+    if ref_row is not None and test == "seed":
+        untested = [r.display for r in rows if r is not ref_row and (len(r.runs) < MIN_SEEDS
+                                                                     or len(ref_row.runs) < MIN_SEEDS)]
     cells: dict[tuple[str, str], Cell] = {}
     for row in rows:
         for column in columns:
@@ -138,26 +167,68 @@ def compute_table(
                 [m for _, m in parts], confidence=confidence, num_resamples=num_resamples, seed=seed
             )
             comparison = None
-            if ref_row is not None and row is not ref_row:
-                comparison = _compare(parts, [matrices.get((ref_row.display, t)) for t in column.tasks], seed)
+            if ref_row is not None and row is not ref_row and row.display not in untested:
+                ref_parts = [matrices.get((ref_row.display, t)) for t in column.tasks]
+                comparison = _compare(parts, ref_parts, test, confidence, seed)
             cells[(row.display, column.name)] = Cell(
                 mean, lo, hi, sum(len(ids) for ids, _ in parts), len(row.runs), comparison
             )
+    tested = [key for key, cell in cells.items() if cell.vs_reference is not None]
+    adjusted = holm_adjust([cells[key].vs_reference.p_value for key in tested]) if tested else []
+    for key, p in zip(tested, adjusted):
+        cells[key] = replace(cells[key], adjusted_p=p)
     for (label, task), count in sorted(study.incomplete.items()):
         notes.append(f"{label} on {task}: {count} problems not fully graded were left out.")
-    return Table(k, confidence, alpha, rows, columns, cells, ref_row, notes)
+    return Table(k, confidence, alpha, rows, columns, cells, ref_row, notes, test, len(tested), tuple(untested))
 
 
-def _compare(parts, reference_parts, seed: int) -> PairedComparison | None:
-    """Paired test of a row against the reference on the problems both were evaluated on."""
+def _shared(parts, reference_parts):
+    """Per task: (this row's matrix, the reference's matrix), restricted to their shared problems."""
     if any(p is None for p in reference_parts):
         return None
-    strata_a, strata_b = [], []
+    pairs = []
     for (ids, matrix), (ref_ids, ref_matrix) in zip(parts, reference_parts):
         shared = sorted(set(ids) & set(ref_ids))
         if not shared:
             return None
         index, ref_index = {p: i for i, p in enumerate(ids)}, {p: i for i, p in enumerate(ref_ids)}
-        strata_a.append(matrix.mean(axis=0)[[index[p] for p in shared]])
-        strata_b.append(ref_matrix.mean(axis=0)[[ref_index[p] for p in shared]])
-    return paired_compare(strata_a, strata_b, seed=seed)
+        pairs.append((matrix[:, [index[p] for p in shared]], ref_matrix[:, [ref_index[p] for p in shared]]))
+    return pairs
+
+
+def _compare(parts, reference_parts, test: str, confidence: float, seed: int):
+    """The row's test against the reference on the problems both were evaluated on."""
+    pairs = _shared(parts, reference_parts)
+    if pairs is None:
+        return None
+    if test == "seed":
+        # One number per training run: its mean over problems, averaged over the column's tasks.
+        seed_means = np.mean([a.mean(axis=1) for a, _ in pairs], axis=0)
+        ref_seed_means = np.mean([b.mean(axis=1) for _, b in pairs], axis=0)
+        return welch_seed_test(seed_means, ref_seed_means, confidence=confidence)
+    return paired_compare([a.mean(axis=0) for a, _ in pairs], [b.mean(axis=0) for _, b in pairs],
+                          confidence=confidence, seed=seed)
+
+
+def significance_caption(table: Table, up: str = "↑", down: str = "↓") -> str:
+    """What the arrows mean, in words: the test, its unit, the correction and what was left out."""
+    if table.reference is None:
+        return ""
+    ref = table.reference.display
+    if table.num_tests == 0 and table.untested_rows:
+        return (f"No significance marks: every row, or {ref}, has fewer than {MIN_SEEDS} seeds, too few for a "
+                f"configuration-level test (`kleval report --test problem` compares the checkpoints instead).")
+    if table.test == "seed":
+        text = (f"{up}/{down}: this configuration is better/worse than {ref} with training runs as the unit: "
+                f"Welch t-test on per-seed mean pass@{table.k} (two-sided; about other seeds of the same "
+                f"configuration, on these problems)")
+    else:
+        text = (f"{up}/{down}: these checkpoints are better/worse than {ref}'s on these problems: paired "
+                f"sign-flip test over problems on seed-averaged pass@{table.k} (two-sided; unit: problem, "
+                f"so it says nothing about other training seeds)")
+    text += f", Holm-adjusted over the {table.num_tests} tests of this table, adjusted p < {table.alpha:g}."
+    if table.untested_rows:
+        rows = ", ".join(table.untested_rows)
+        text += (f" Not tested (fewer than {MIN_SEEDS} seeds in the row or in {ref}, so no "
+                 f"configuration-level claim): {rows}.")
+    return text
