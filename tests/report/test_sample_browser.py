@@ -215,9 +215,10 @@ def test_two_configurations_side_by_side(report, browser):
 def test_anchor_opens_a_problem_across_configurations(report, browser):
     study, out = report
     anchor = problem_anchor("sub", "sub-007")
+    browser.get("about:blank")  # a fresh page load, as when following a link from a terminal
     browser.get((out / "index.html").resolve().as_uri() + anchor)
-    sides = _wait(browser, lambda: browser.find_elements("css selector", ".sb-side"))
+    _wait(browser, lambda: "sub / sub-007" in browser.find_element("id", "sb-detail").text)
+    sides = browser.find_elements("css selector", ".sb-side")
     assert [s.get_attribute("data-config") for s in sides] == [ODD_RUN, "k1-reward", "k3-loss"]
-    assert "sub / sub-007" in browser.find_element("id", "sb-detail").text
     # both steps of a swept configuration are shown
     assert len(sides[1].find_elements("css selector", ".sb-ckpt")) == 2
