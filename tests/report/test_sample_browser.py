@@ -169,7 +169,7 @@ def test_open_a_problem_shows_completions_verdicts_and_highlighted_answers(repor
     browser.get((out / "index.html").resolve().as_uri())
     _select(browser, "sb-config", "k3-loss")
     _select(browser, "sb-status", "incorrect")
-    _wait(browser, lambda: browser.find_elements("css selector", "tr.sb-row"))
+    _expect_count(browser, *_expected(study, ["k3-loss_s0__step20"], "add", "incorrect"))
     row = browser.find_elements("css selector", "tr.sb-row")[0]
     problem, label = row.get_attribute("data-problem"), row.get_attribute("data-checkpoint")
     row.click()
