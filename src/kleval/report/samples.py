@@ -121,3 +121,10 @@ def write_sample_data(study: Study, table: Table, out_dir: Path) -> dict[str, An
             }
     return {"checkpoints": checkpoint_rows(study, table), "tasks": tasks, "splits": study.task_splits,
             "statuses": list(STATUSES), "files": files}
+
+
+def problem_link(study_dir: str | Path, task: str, problem_id: str, checkpoint: str | None = None) -> str:
+    """A file:// link to one problem in the study's report page (STUDY/report/index.html, written
+    by `kleval report STUDY`), for `kleval audit` and `kleval regress` to print."""
+    page = (Path(study_dir) / "report" / "index.html").resolve()
+    return page.as_uri() + problem_anchor(task, problem_id, checkpoint)
