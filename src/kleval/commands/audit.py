@@ -17,6 +17,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from kleval.eval.rescore import audit_study
+    from kleval.report.samples import problem_link
 
     rows = audit_study(args.study)
     for row in rows:
@@ -25,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{row['checkpoint']} {row['task']} {row['problem_id']}#{row['sample_index']} gold={row['gold']!r}\n"
                   f"  kleval {row['kleval']}: {row['kleval_explanation']}\n"
-                  f"  math-verify {row['math_verify']}: {row['math_verify_explanation']}")
-    print(f"{len(rows)} disagreements")
+                  f"  math-verify {row['math_verify']}: {row['math_verify_explanation']}\n"
+                  f"  view: {problem_link(args.study, row['task'], row['problem_id'], row['checkpoint'])}")
+    print(f"{len(rows)} disagreements" + (" (view links open the sample browser of `kleval report STUDY`)" if rows else ""))
     return 0

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from kleval.train.config import TrainConfig
 from kleval.klconfig import preset
+from kleval.resources import bundled_root
 
-ROOT = Path(__file__).resolve().parents[3]
-COMMITTED_BASE = ROOT / "assets" / "tiny-arith-base"
+COMMITTED_BASE = bundled_root() / "assets" / "tiny-arith-base"  # repo assets/ or the wheel's copy
 DEFAULT_BETA = 1.0  # the recipe's beta: with seq-mean-token-sum, the same strength in reward and loss
 
 
