@@ -37,7 +37,9 @@ def test_short_run_writes_loadable_step_dirs(base_dir, tmp_path):
         meta = json.loads((directory / "kleval_run.json").read_text())
         assert meta["step"] == step and meta["preset"] == "k3-loss" and meta["seed"] == 0
         assert meta["config"]["kl"] == {"estimator": "k3", "placement": "loss", "beta": 0.5, "granularity": "token",
-                                        "importance_weighting": "none", "clamp": None}
+                                        "importance_weighting": "none", "clamp": None,
+                                        "clamp_mode": "straight-through", "gradient_estimator": None,
+                                        "loss_estimator": None, "loss_beta": None, "adaptive_target": None}
         AutoModelForCausalLM.from_pretrained(directory)
         AutoTokenizer.from_pretrained(directory)
     assert (tmp_path / "global_step_3" / "trainer_state.pt").exists()

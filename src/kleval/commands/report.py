@@ -11,7 +11,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=1, help="pass@k shown in the table (default 1)")
     parser.add_argument(
         "--reference", default=None,
-        help="row the significance marks compare against (default: k3-loss when the study has it)",
+        help="row the significance marks compare against, by its name in the table (default: k3-loss when "
+             "the study has it; several k3-loss rows: kleval's with the most seeds)",
     )
     parser.add_argument(
         "--test", choices=("seed", "problem"), default="seed",
