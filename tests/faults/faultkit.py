@@ -23,3 +23,12 @@ def child_env(**extra: str) -> dict[str, str]:
 def run_kleval(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     """`kleval ARGS` in a child process; a hang past `timeout` raises subprocess.TimeoutExpired."""
     return subprocess.run(kleval_argv(*args), capture_output=True, text=True, timeout=timeout, env=child_env(**env))
+
+
+def one_line_error(done: subprocess.CompletedProcess, status: int = 2) -> str:
+    """The command failed with `status` and said why in one `kleval ...: error: ...` line, no traceback.
+    (Library progress bars on stderr, e.g. transformers' weight loading, are not error lines.)"""
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if "error" in line.lower() and "|" not in line]
+    assert done.returncode == status and len(errors) == 1, (done.returncode, done.stderr[-3000:])
+    return errors[0]
