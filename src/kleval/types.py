@@ -96,8 +96,9 @@ class Status(str, enum.Enum):
     INCORRECT = "incorrect"
     NO_ANSWER = "no_answer"  # nothing that looks like a final answer was found
     PARSE_ERROR = "parse_error"  # an answer was found but could not be parsed
-    TIMEOUT = "timeout"  # grading exceeded its wall-clock limit (or the worker died)
+    TIMEOUT = "timeout"  # grading exceeded its wall-clock limit (the worker was killed)
     GOLD_ERROR = "gold_error"  # the gold answer itself could not be parsed
+    CRASH = "crash"  # the verifier itself failed on this item (raised, or its worker process died)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import torch
 
 from kleval.cli import main
 from kleval.errors import ConfigError
+from kleval.train.checkpoint import load_trainer_state
 from kleval.train.diagnostics import read_log
 from kleval.train.loop import train
 from kleval.train.tiny import COMMITTED_BASE, tiny_config
@@ -42,8 +43,8 @@ def test_short_run_writes_loadable_step_dirs(base_dir, tmp_path):
                                         "loss_estimator": None, "loss_beta": None, "adaptive_target": None}
         AutoModelForCausalLM.from_pretrained(directory)
         AutoTokenizer.from_pretrained(directory)
-    assert (tmp_path / "global_step_3" / "trainer_state.pt").exists()
-    assert not (tmp_path / "global_step_2" / "trainer_state.pt").exists()
+    assert (tmp_path / "global_step_3" / "trainer_state.json").exists()
+    assert not (tmp_path / "global_step_2" / "trainer_state.json").exists()
     rows = read_log(tmp_path)
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert LOG_KEYS <= set(rows[0])
@@ -55,8 +56,8 @@ def test_resume_continues_exactly_where_it_stopped(base_dir, tmp_path):
     train(straight, tmp_path / "straight", progress=False)
     train(straight.with_overrides(steps=2), tmp_path / "resumed", progress=False)
     train(straight, tmp_path / "resumed", progress=False)
-    a = torch.load(tmp_path / "straight" / "global_step_4" / "trainer_state.pt", weights_only=False)
-    b = torch.load(tmp_path / "resumed" / "global_step_4" / "trainer_state.pt", weights_only=False)
+    a = load_trainer_state(tmp_path / "straight" / "global_step_4")
+    b = load_trainer_state(tmp_path / "resumed" / "global_step_4")
     for key, value in a["optimizer"]["state"][0].items():
         assert torch.allclose(value, b["optimizer"]["state"][0][key]), key
     rows_a, rows_b = read_log(tmp_path / "straight"), read_log(tmp_path / "resumed")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from kleval.train.checkpoint import load_trainer_state
 from kleval.train.diagnostics import read_log
 from kleval.train.tiny import COMMITTED_BASE
 
@@ -110,7 +111,7 @@ def test_fsdp_resume_is_exact(runs):
         assert {k: a[k] for k in COMPARED} == {k: b[k] for k in COMPARED}
     a, b = _weights(runs / "fsdp" / "global_step_3"), _weights(runs / "resumed" / "global_step_3")
     assert all(torch.equal(a[name], b[name]) for name in a)
-    state = torch.load(runs / "resumed" / "global_step_3" / "trainer_state.pt", weights_only=False)
+    state = load_trainer_state(runs / "resumed" / "global_step_3")
     assert len(state["rank_rng"]) == 2  # every rank's streams, not rank 0's alone
     assert "model.layers.0.mlp.up_proj.weight" in state["optimizer"]["state"]  # full, keyed by name
 

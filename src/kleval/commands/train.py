@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 HELP = "RL-train with an explicit KL configuration (--tiny for the CPU arithmetic mode), or --export it"
 
@@ -98,9 +99,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.out:
         raise ConfigError("give --out RUN_DIR (where step checkpoints and train_log.jsonl go)")
+    import contextlib
+
+    from kleval.train.checkpoint import run_lock
     from kleval.train.loop import train
 
-    last = train(config, args.out, progress=not args.no_progress)
+    main_rank = os.environ.get("RANK", "0") == "0"
+    with run_lock(Path(args.out)) if main_rank else contextlib.nullcontext():  # one writer per run dir
+        last = train(config, args.out, progress=not args.no_progress)
     if os.environ.get("RANK", "0") == "0":  # under torchrun, rank 0 speaks for the run
         print(f"done: {last}")
     return 0

@@ -96,20 +96,36 @@ def read_json(path: Path) -> Any:
 
 
 @contextlib.contextmanager
-def study_lock(study: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the study so two runs cannot interleave their logs."""
+def directory_lock(directory: Path, reason: str) -> Iterator[None]:
+    """Hold an exclusive lock on `directory` (an OS flock on its .lock file, released by the kernel
+    when the process dies, so a kill -9 never leaves a stale lock); refuse with `reason` when held.
+    The holder's pid is written into the file for the message."""
     import fcntl
 
-    study.mkdir(parents=True, exist_ok=True)
-    with open(study / LOCK_FILE, "w") as fh:
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / LOCK_FILE, "a+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ConfigError(f"{study} is in use by another kleval run; wait for it or choose another --out") from None
+            fh.seek(0)
+            holder = fh.read().strip()
+            raise ConfigError(f"{directory} is in use: {reason}" + (f" (pid {holder})" if holder.isdigit() else "")
+                              + "; wait for it to finish or choose another directory") from None
         try:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(str(os.getpid()))
+            fh.flush()
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def study_lock(study: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the study so two runs (eval, rescore) cannot interleave their logs."""
+    with directory_lock(study, "another kleval run (eval or rescore) is writing this study"):
+        yield
 
 
 def package_versions() -> dict[str, str]:

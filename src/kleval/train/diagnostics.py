@@ -47,8 +47,10 @@ class StepLogger:
     def __init__(self, run_dir: Path, *, resume_step: int = 0, tensorboard: bool = True) -> None:
         self.path = Path(run_dir) / "train_log.jsonl"
         if self.path.exists():  # keep the rows of steps that the resumed checkpoint already covers
-            kept = [line for line in self.path.read_text().splitlines() if line and json.loads(line)["step"] <= resume_step]
-            self.path.write_text("".join(line + "\n" for line in kept))
+            from kleval.eval.study import read_jsonl, write_atomic  # a kill mid-write leaves a torn last line
+
+            kept = [row for row in read_jsonl(self.path, skip_torn=True) if row["step"] <= resume_step]
+            write_atomic(self.path, "".join(json.dumps(row) + "\n" for row in kept))
         self.writer = None
         if tensorboard:
             try:
