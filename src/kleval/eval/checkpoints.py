@@ -1,7 +1,8 @@
 """Find checkpoints to evaluate and read what each one was trained with.
 
-A spec is a model directory, a run directory holding step directories, or a glob. Recognized:
-plain Hugging Face model directories, TRL `checkpoint-N`, verl `global_step_N/actor/huggingface`,
+A spec is a model directory, a run directory holding step directories, a GGUF file, or a glob.
+Recognized: plain Hugging Face model directories, GGUF files (converted once through the cache of
+`kleval.models.gguf`), TRL `checkpoint-N`, verl `global_step_N/actor/huggingface`,
 OpenRLHF `*_hf`, and kleval's own `global_step_N` (with `kleval_run.json`). Every checkpoint
 comes back with its step, run, tokenizer and RunSettings (the KLConfig, trainer, advantage
 estimator, loss aggregation and group size; see `kleval.eval.trainer_configs`), so reports label
@@ -21,6 +22,7 @@ from typing import Any, Mapping, Sequence
 from kleval.errors import CheckpointError
 from kleval.eval import trainer_configs
 from kleval.klconfig import ESTIMATORS, PLACEMENTS, KLConfig, RunSettings
+from kleval.models import gguf
 
 WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model.safetensors.index.json",
                    "pytorch_model.bin.index.json")
@@ -37,7 +39,7 @@ class Checkpoint:
 
     path: Path
     label: str  # unique within a discovery, safe as a directory name
-    format: str  # hf | trl | verl | openrlhf | kleval
+    format: str  # hf | trl | verl | openrlhf | kleval | gguf
     step: int | None
     run: str | None
     tokenizer_path: Path | str
@@ -119,20 +121,23 @@ def discover(specs: str | Sequence[str], *, tokenizer: str | Path | None = None,
 
 def _expand(spec: str) -> list[Path]:
     if glob.has_magic(spec):
-        matches = [Path(m) for m in sorted(glob.glob(spec)) if Path(m).is_dir()]
+        matches = [Path(m) for m in sorted(glob.glob(spec)) if Path(m).is_dir() or gguf.is_gguf_file(m)]
         if not matches:
-            raise CheckpointError(f"the pattern {spec!r} matches no directory; check the path and quote the glob")
+            raise CheckpointError(f"the pattern {spec!r} matches no directory or GGUF file; "
+                                  "check the path and quote the glob")
         return [d for m in matches for d in _model_dirs(m)]
     path = Path(spec)
     if not path.exists():
         raise CheckpointError(f"checkpoint path {spec} does not exist")
-    if not path.is_dir():
+    if not path.is_dir() and not gguf.is_gguf_file(path):
         raise CheckpointError(f"checkpoint path {spec} is a file; give the model directory that holds it")
     return _model_dirs(path)
 
 
 def _model_dirs(path: Path) -> list[Path]:
     """The model directories a path stands for: itself, its verl actor folder, or its steps."""
+    if gguf.is_gguf_file(path):
+        return [gguf.convert_gguf(path)]
     if (path / "config.json").is_file():
         return [path]
     verl_hf = path / "actor" / "huggingface"
@@ -163,6 +168,7 @@ def _read_checkpoint(model_dir: Path, tokenizer: str | Path | None, notes: list[
     fields: dict[str, Any] = {"path": model_dir, "tokenizer_path": tokenizer_path}
     name = model_dir.name
     reading = config = None
+    gguf_name = gguf.converted_from(model_dir)  # the GGUF file name when this is a converted cache entry
     if name == "huggingface" and model_dir.parent.name == "actor" and _GLOBAL_STEP.match(model_dir.parent.parent.name):
         step_dir = model_dir.parent.parent
         config_file = trainer_configs.find_verl_config(step_dir)
@@ -186,14 +192,16 @@ def _read_checkpoint(model_dir: Path, tokenizer: str | Path | None, notes: list[
                       run=model_dir.parent.name)
     elif _GLOBAL_STEP.match(name):
         fields.update(format="hf", step=int(_GLOBAL_STEP.match(name).group(1)), run=model_dir.parent.name)
+    elif gguf_name is not None:
+        fields.update(format="gguf", step=None, run=None)
     else:
         fields.update(format="hf", step=None, run=None)
-    if fields["format"] != "hf":
+    if fields["format"] not in ("hf", "gguf"):  # plain models, not training runs
         fields["settings"] = reading.settings if reading else RunSettings(_TRAINER_OF_FORMAT[fields["format"]], None)
         fields["train_config"] = config
         where = model_dir.parent if fields["run"] else model_dir
         notes.extend(f"{where}: {note}" for note in (reading.notes if reading else ()))
-    fields["label"] = _base_label(fields["run"], fields["step"], model_dir)
+    fields["label"] = _base_label(fields["run"], fields["step"], Path(gguf_name) if gguf_name else model_dir)
     return Checkpoint(**fields)
 
 
