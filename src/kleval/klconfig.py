@@ -63,6 +63,9 @@ class KLConfig:
                 raise ConfigError(f"kl.{name} must be one of {allowed}, got {value!r}")
         if self.beta < 0:
             raise ConfigError(f"kl.beta must be >= 0, got {self.beta}")
+        if self.importance_weighting == "token" and self.granularity == "sequence":
+            raise ConfigError("kl.importance_weighting 'token' needs granularity 'token' (a sequence-level "
+                              "estimator has no per-token terms to weight); use importance_weighting 'sequence'")
         if self.clamp is not None and self.clamp <= 0:
             raise ConfigError(f"kl.clamp must be positive or unset, got {self.clamp}")
 
