@@ -24,3 +24,33 @@ def test_cli_json_and_plot(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["all_passed"] and plot.stat().st_size > 1000
     assert {r["config"] for r in out["rows"]} >= {"k1-reward", "k1-loss", "k2-loss", "k3-loss", "k3-reward"}
+
+
+def test_a_sign_flip_in_the_advantages_or_the_loss_fails_the_check(monkeypatch):
+    """The check runs the trainer's compute_advantages and compute_loss: a bug planted there must show."""
+    import kleval.train.advantage as advantage
+    import kleval.train.loss as loss
+
+    assert run_gradcheck(vocab=2, lengths=(1, 2), mc_samples=20)["all_passed"]
+    real_advantages = advantage.compute_advantages
+
+    def flipped_advantages(*args, **kwargs):
+        advantages, shaped = real_advantages(*args, **kwargs)
+        return -advantages, shaped
+
+    monkeypatch.setattr(advantage, "compute_advantages", flipped_advantages)
+    failed = {c["config"] for c in run_gradcheck(vocab=2, lengths=(1, 2), mc_samples=20)["checks"] if not c["passed"]}
+    assert {"k1-reward", "k3-reward", "k1-both", "k3-both"} <= failed
+    monkeypatch.setattr(advantage, "compute_advantages", real_advantages)
+    real_aggregate = loss.aggregate
+    monkeypatch.setattr(loss, "aggregate", lambda *args, **kwargs: -real_aggregate(*args, **kwargs))
+    failed = {c["config"] for c in run_gradcheck(vocab=2, lengths=(1, 2), mc_samples=20)["checks"] if not c["passed"]}
+    assert {"k3-loss", "k2-loss", "k1-reward"} <= failed
+
+
+def test_both_placement_is_biased_with_grpo_or_a_per_response_token_mean():
+    result = run_gradcheck(vocab=3, lengths=(1, 2, 3), mc_samples=20)
+    rows = {(r["config"], r["length"]): r for r in result["rows"]}
+    assert rows[("k3-both", 3)]["rel_error_vs_rev"] < 1e-9
+    assert rows[("k3-both-grpo", 3)]["rel_error_vs_rev"] > 0.05
+    assert rows[("k3-both-token-mean", 3)]["rel_error_vs_rev"] > 0.05

@@ -116,3 +116,15 @@ def test_hf_rollouts_with_padded_prompts_and_a_bpe_model(tiny_checkpoint, tmp_pa
     rows = read_log(tmp_path)
     assert last.name == "global_step_2" and len(rows) == 2
     assert all(0 < r["response_length"] <= 4 for r in rows)
+
+
+def test_ppo_epochs_log_each_epochs_loss_terms_apart(base_dir, tmp_path):
+    """The KL statistics describe the policy before the first update, so the row's loss terms are
+    epoch 1's (on-policy: importance weights exactly 1) and later epochs get their own keys."""
+    config = tiny_config("k3-loss", base_dir=base_dir, steps=2, ppo_epochs=3, grad_norm_split_every=1, **SMALL)
+    train(config, tmp_path, progress=False)
+    for row in read_log(tmp_path):
+        assert row["loss_terms_epoch"] == 1
+        assert row["importance_weight_max"] == pytest.approx(1.0, abs=1e-5) and row["clip_fraction"] == 0.0
+        assert {f"epoch{k}_{key}" for k in (2, 3) for key in ("loss", "grad_norm", "grad_norm_kl", "clip_fraction")} <= set(row)
+        assert row["epoch3_importance_weight_max"] != pytest.approx(1.0, abs=1e-5)  # later epochs are off-policy

@@ -1,9 +1,11 @@
-"""Rollouts: the KV-cached sampling loop and the prompt-shared training forward match a plain forward."""
+"""Rollouts: the KV-cached sampling loop and the prompt-shared scoring forward match a plain forward;
+`generate` samples from the policy itself whatever the model's generation_config says."""
 import pytest
 import torch
 
-import kleval.train.rollout as rollout
-from kleval.train.rollout import response_logits, sample_hf, sample_tiny
+from kleval.train.data_parallel import Ranks
+from kleval.train.rollout import sample_hf, sample_tiny
+from kleval.train.scoring import Scorer, ScoringSettings, score_batch, shared_prompt_group
 from kleval.train.tiny import COMMITTED_BASE
 
 
@@ -30,16 +32,19 @@ def test_sampling_masks_everything_after_end_of_sequence(model_and_tokenizer):
     assert all(isinstance(t, str) for t in batch.texts)
 
 
-def test_prompt_shared_forward_equals_the_full_forward(model_and_tokenizer, monkeypatch):
+@pytest.mark.parametrize("micro_batch", [4, 8, 12])
+def test_prompt_shared_forward_equals_the_full_forward(model_and_tokenizer, micro_batch):
     model, tokenizer = model_and_tokenizer
     batch = sample_tiny(model, tokenizer, ["12+34=", "07+99=", "45+45="], samples_per_prompt=4, max_new_tokens=5,
                         temperature=1.0, generator=torch.Generator().manual_seed(1))
-    assert rollout._shared_prompt_group(batch) == 4
-    shared = response_logits(model, batch)
-    monkeypatch.setattr(rollout, "_shared_prompt_group", lambda b: 1)
-    full = response_logits(model, batch)
-    assert shared.shape == full.shape
-    assert torch.allclose(shared, full, atol=1e-5)
+    assert shared_prompt_group(batch) == 4 and shared_prompt_group(batch.rows(slice(0, 2))) == 2
+    shared = score_batch(Scorer(model, ScoringSettings(micro_batch)), Scorer(model, ScoringSettings(micro_batch)),
+                         batch, Ranks())
+    full_settings = ScoringSettings(micro_batch, share_prompts=False)
+    full = score_batch(Scorer(model, full_settings), Scorer(model, full_settings), batch, Ranks())
+    assert torch.allclose(shared.logprobs, full.logprobs, atol=1e-5)
+    assert torch.allclose(shared.ref_logprobs, full.logprobs, atol=1e-5)
+    assert torch.allclose(full.reverse_kl, torch.zeros_like(full.reverse_kl), atol=1e-6)  # policy == reference
 
 
 def test_greedy_tiny_sampling_agrees_with_generate(model_and_tokenizer):
@@ -48,4 +53,22 @@ def test_greedy_tiny_sampling_agrees_with_generate(model_and_tokenizer):
     ours = sample_tiny(model, tokenizer, prompts, samples_per_prompt=1, max_new_tokens=4, temperature=1e-6)
     torch.manual_seed(0)
     theirs = sample_hf(model, tokenizer, prompts, samples_per_prompt=1, max_new_tokens=4, temperature=1e-6)
+    assert ours.texts == theirs.texts
+
+
+def test_generate_ignores_the_models_generation_config(model_and_tokenizer):
+    """A repetition penalty (or n-gram ban, or top-k) in generation_config.json would make `hf`
+    samples off-policy: with it set, greedy `generate` must still pick the policy's own argmax."""
+    model, tokenizer = model_and_tokenizer
+    prompts = ["11+11=", "33+33=", "55+5="]
+    ours = sample_tiny(model, tokenizer, prompts, samples_per_prompt=1, max_new_tokens=4, temperature=1e-6)
+    saved = model.generation_config
+    model.generation_config = saved.__class__(repetition_penalty=50.0, no_repeat_ngram_size=1, top_k=1,
+                                              min_new_tokens=4, suppress_tokens=[tokenizer.convert_tokens_to_ids("2")])
+    try:
+        torch.manual_seed(0)
+        theirs = sample_hf(model, tokenizer, prompts, samples_per_prompt=1, max_new_tokens=4, temperature=1e-6)
+        assert model.generation_config.repetition_penalty == 50.0  # restored after sampling
+    finally:
+        model.generation_config = saved
     assert ours.texts == theirs.texts

@@ -155,7 +155,7 @@ def test_a_run_dir_from_before_a_new_setting_still_resumes(tmp_path):
     """A run file without the `sharding` key (older kleval) means the default, not a changed setting."""
     from kleval.errors import ConfigError
     from kleval.train import checkpoint as ckpt
-    from kleval.train.loop import _check_run_dir
+    from kleval.train.session import check_run_dir as _check_run_dir
     from kleval.train.tiny import tiny_config
 
     config = tiny_config("k3-loss", base_dir=COMMITTED_BASE)
@@ -166,3 +166,20 @@ def test_a_run_dir_from_before_a_new_setting_still_resumes(tmp_path):
     _check_run_dir(tmp_path, config)
     with pytest.raises(ConfigError, match="sharding"):
         _check_run_dir(tmp_path, config.with_overrides(sharding="fsdp"))
+
+
+def test_ranks_agree_on_the_shared_prompt_path():
+    """Rank 0 has padded prompts (one full forward per micro-batch), rank 1 does not (prompt forward
+    + response forward): the path is agreed collectively, so FSDP's collectives match."""
+    if not (COMMITTED_BASE / "model.safetensors").exists():
+        pytest.skip("needs the committed tiny base model")
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+              str(Path(__file__).with_name("fsdp_shared_prompts.py")), str(COMMITTED_BASE)]
+    try:
+        done = subprocess.run(launch, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True,
+                              timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the ranks hung: they issued different collectives")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rank 0: own choice [1], agreed [1], ok" in done.stdout
+    assert "rank 1: own choice [2], agreed [1], ok" in done.stdout

@@ -21,8 +21,9 @@ def run(args: argparse.Namespace) -> int:
     from kleval.errors import ConfigError
     from kleval.train.gradcheck import format_table, plot_bias, run_gradcheck
 
-    if args.vocab < 2 or args.max_length < 1 or args.vocab ** args.max_length > 200_000:
-        raise ConfigError("need vocab >= 2, max-length >= 1 and vocab**max-length <= 200000 sequences")
+    # every ordered pair of sequences is enumerated (a prompt's two samples): N^2 rows
+    if args.vocab < 2 or args.max_length < 1 or args.vocab ** args.max_length > 1_000:
+        raise ConfigError("need vocab >= 2, max-length >= 1 and vocab**max-length <= 1000 sequences")
     result = run_gradcheck(vocab=args.vocab, lengths=tuple(range(1, args.max_length + 1)),
                            seed=args.seed, mc_samples=args.mc_samples)
     if args.plot:

@@ -40,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bfloat16 (GPU); with --fsdp: bf16 compute over fp32 master weights")
     parser.add_argument("--fsdp", action="store_true",
                         help="under torchrun: shard policy, reference, gradients and Adam state (FSDP2)")
+    parser.add_argument("--micro-batch-size", type=int,
+                        help="rows per forward/backward (gradient accumulation; default 4, tiny: whole batch)")
+    parser.add_argument("--logits-chunk-mb", type=int,
+                        help="megabytes of fp32 logits per chunk of positions in the log-softmax (default 256)")
+    parser.add_argument("--activation-checkpointing", action="store_true",
+                        help="recompute decoder layers in backward: less memory, about a third more compute")
+    parser.add_argument("--autocast-bf16", action="store_true",
+                        help="bf16 autocast of the forward passes over fp32 weights (log-softmax stays fp32)")
     parser.add_argument("--grad-norm-split-every", type=int,
                         help="steps between separate policy / KL gradient norms (one extra backward)")
     parser.add_argument("--export", choices=["verl", "openrlhf", "trl"],
@@ -62,6 +70,8 @@ def _config(args):
         "save_every": args.save_every, "threads": args.threads, "rollout_backend": args.rollout,
         "device": args.device, "task": args.task, "steps": args.steps,
         "grad_norm_split_every": args.grad_norm_split_every, "sharding": "fsdp" if args.fsdp else None,
+        "micro_batch_size": args.micro_batch_size, "logits_chunk_mb": args.logits_chunk_mb,
+        "activation_checkpointing": args.activation_checkpointing or None, "autocast_bf16": args.autocast_bf16 or None,
     }.items() if value is not None}
     if args.bf16:
         overrides["dtype"] = "bfloat16"

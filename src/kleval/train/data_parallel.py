@@ -55,12 +55,16 @@ def setup(device: str, *, sharded: bool = False) -> tuple[Ranks, str]:
 
 def average_gradients(model, ranks: Ranks) -> None:
     """Average .grad across ranks (one flat all-reduce)."""
-    if ranks.world_size == 1:
+    average_tensors([p.grad for p in model.parameters() if p.grad is not None], ranks)
+
+
+def average_tensors(grads: list, ranks: Ranks) -> None:
+    """Average tensors across ranks in place (one flat all-reduce; every rank passes the same shapes)."""
+    if ranks.world_size == 1 or not grads:
         return
     import torch
     import torch.distributed as dist
 
-    grads = [p.grad for p in model.parameters() if p.grad is not None]
     flat = torch.cat([g.reshape(-1) for g in grads])
     dist.all_reduce(flat)
     flat /= ranks.world_size

@@ -13,28 +13,40 @@ from pathlib import Path
 from typing import Any, Mapping
 
 
-def exact_kl_statistics(policy_logprobs_full, ref_logprobs_full, log_ratio, mask) -> dict[str, float]:
-    """KL and entropy statistics of one batch.
+def full_vocabulary_terms(policy_logprobs, ref_logprobs):
+    """Per-position KL(pi || ref), KL(ref || pi) and entropy of pi over the full vocabulary.
 
-    policy_logprobs_full, ref_logprobs_full: [B, T, V] log-softmax of policy and reference.
-    log_ratio: [B, T] log pi(y_t) - log ref(y_t) of the sampled tokens. mask: [B, T].
+    policy_logprobs, ref_logprobs: [..., V] log-softmax (one chunk of positions). Returns three
+    [...] tensors. Terms with zero probability count 0 even where the other log-prob is -inf.
     """
     import torch
 
-    from kleval.train.kl import estimate
+    p, q = policy_logprobs.exp(), ref_logprobs.exp()
+    zero = torch.zeros((), dtype=p.dtype, device=p.device)
+    reverse = torch.where(p > 0, p * (policy_logprobs - ref_logprobs), zero).sum(-1)
+    forward = torch.where(q > 0, q * (ref_logprobs - policy_logprobs), zero).sum(-1)
+    entropy = -torch.where(p > 0, p * policy_logprobs, zero).sum(-1)
+    return reverse, forward, entropy
+
+
+def kl_statistics(scores, mask) -> dict[str, float]:
+    """A step's KL and entropy statistics from per-token BatchScores (see scoring.py) and mask [B, T].
+
+    Exact figures sum the full-vocabulary terms over each response (mean over responses) or average
+    them per token; the sampled estimators use the sampled tokens' log ratio.
+    """
+    import torch
+
+    from kleval.train.kl import estimate, masked
 
     with torch.no_grad():
-        p = policy_logprobs_full.exp()
-        q = ref_logprobs_full.exp()
-        reverse = (p * (policy_logprobs_full - ref_logprobs_full)).sum(-1)  # [B, T]
-        forward = (q * (ref_logprobs_full - policy_logprobs_full)).sum(-1)  # [B, T]
-        entropy = -(p * policy_logprobs_full).sum(-1)  # [B, T]
         tokens = mask.sum().clamp(min=1)
+        log_ratio = masked(scores.logprobs - scores.ref_logprobs, mask)
         stats = {
-            "kl_exact": float((reverse * mask).sum(-1).mean()),
-            "kl_exact_forward": float((forward * mask).sum(-1).mean()),
-            "kl_exact_token": float((reverse * mask).sum() / tokens),
-            "entropy": float((entropy * mask).sum() / tokens),
+            "kl_exact": float((scores.reverse_kl * mask).sum(-1).mean()),
+            "kl_exact_forward": float((scores.forward_kl * mask).sum(-1).mean()),
+            "kl_exact_token": float((scores.reverse_kl * mask).sum() / tokens),
+            "entropy": float((scores.entropy * mask).sum() / tokens),
         }
         for name in ("k1", "k2", "k3"):
             stats[f"kl_{name}"] = float((estimate(log_ratio, name) * mask).sum(-1).mean())

@@ -35,6 +35,15 @@ CONFIGS["k3-loss-iw-token"] = replace(preset("k3-loss", beta=1.0), importance_we
 CONFIGS["k3-loss-iw-seq"] = replace(preset("k3-loss", beta=1.0), importance_weighting="sequence")
 CONFIGS["k1-loss-iw-seq"] = replace(preset("k1-loss", beta=1.0), importance_weighting="sequence")
 
+# "Both" is unbiased only with RLOO's leave-one-out baseline and seq-mean-token-sum (the loss half
+# then has the reward half's strength): GRPO's self-including mean / std and a per-response token
+# mean break it (checked below: biased at every length).
+CONFIGS["k3-both-grpo"] = preset("k3-both", beta=1.0)
+CONFIGS["k3-both-token-mean"] = preset("k3-both", beta=1.0)
+TRAINER_SETTINGS = {"k3-both-grpo": {"algorithm": "grpo"}, "k3-both-token-mean": {"aggregation": "seq-mean-token-mean"}}
+BIASED = {"k3-both-grpo": "K3 in both places with GRPO's baseline is biased",
+          "k3-both-token-mean": "K3 in both places with seq-mean-token-mean is biased (length > 1)"}
+
 # (configuration, target name, lengths the claim holds for: "all" or 1)
 THEORY = [
     ("k1-reward", "rev", "all", "K1 in reward is unbiased"),
@@ -107,22 +116,38 @@ def exact_targets(policy: TabularPolicy, table, ref_table) -> dict[str, Any]:
             "rev_minus_fwd_tok": rev - fwd_tok, "rev_minus_fwd_seq": rev - fwd_seq, "zero": torch.zeros_like(rev)}
 
 
-def expected_gradient(policy: TabularPolicy, table, ref_table, kl: KLConfig):
-    """Exact on-policy expectation of the gradient of one configuration's KL term (beta = 1)."""
+def expected_gradient(policy: TabularPolicy, table, ref_table, kl: KLConfig, *, algorithm: str = "rloo",
+                      aggregation: str = "seq-mean-token-sum"):
+    """Exact on-policy expectation of the trainer's gradient of one configuration's KL (beta = 1,
+    task reward 0), through the trainer's own `compute_advantages` and `compute_loss`.
+
+    Each ordered pair (y_i, y_j) of sequences is one prompt's group of two samples, weighted by
+    pi(y_i) pi(y_j) / 2 per row: the baseline (RLOO's other sample, GRPO's group mean / std) is
+    enumerated exactly too, so a sign flip or a wrong baseline anywhere in that path shows.
+    """
     import torch
 
-    logp, _ = policy.log_probs(table)
+    from kleval.train import advantage, loss
+
+    logp, _ = policy.log_probs(table)  # [N, L]
     ref_logp, _ = policy.log_probs(ref_table)
-    weights = logp.sum(-1).exp().detach()  # pi(y), [N]
-    mask = torch.ones_like(logp)
-    surrogate = torch.zeros((), dtype=table.dtype)
-    if kl.in_reward:  # score function: penalty (detached) times grad log pi(y)
-        _, penalty = kl_terms(kl, (logp - ref_logp).detach(), mask)
-        surrogate = surrogate + (weights * penalty * logp.sum(-1)).sum()
-    if kl.in_loss:  # path-wise: the estimator differentiated at the sampled tokens
-        _, per_sequence = importance_weighted_kl_terms(kl, logp, logp.detach(), ref_logp, mask)
-        surrogate = surrogate + (weights * per_sequence).sum()
-    return _grad(surrogate, table)
+    count, length = logp.shape
+    pi = logp.sum(-1).exp().detach()  # [N]
+    first, second = torch.arange(count).repeat_interleave(count), torch.arange(count).repeat(count)
+    rows = torch.stack([first, second], 1).reshape(-1)  # [2 N^2]: y_i, y_j, y_i, y_j', ...
+    lp, ref = logp[rows], ref_logp[rows]  # [2 N^2, L]
+    mask = torch.ones_like(lp)
+    pair_weight = (pi[first] * pi[second]).repeat_interleave(2) / 2  # sums to 1 over the rows
+    penalty = kl_terms(kl, (lp - ref).detach(), mask)[0] if kl.in_reward else None
+    advantages, _ = advantage.compute_advantages(
+        torch.zeros(len(rows), dtype=lp.dtype), penalty, mask, beta=kl.beta if kl.in_reward else 0.0,
+        samples_per_prompt=2, algorithm=algorithm, token_level=kl.granularity == "token")
+    batch_weights = loss.LossWeights.for_batch(mask, aggregation, max_length=length)
+    weights = loss.LossWeights(batch_weights.token_scale * len(rows) * pair_weight,
+                               batch_weights.sequence_scale * len(rows) * pair_weight)
+    terms = loss.compute_loss(lp, lp.detach(), ref, advantages, mask, kl=kl, aggregation=aggregation,
+                              clip_epsilon=0.2, max_length=length, weights=weights)
+    return _grad(terms.total, table)
 
 
 def monte_carlo_spread(policy: TabularPolicy, table, ref_table, kl: KLConfig, samples: int, generator):
@@ -177,7 +202,7 @@ def run_gradcheck(*, vocab: int = 3, lengths=(1, 2, 3, 4, 5), seed: int = 0, mc_
         targets = exact_targets(policy, table, ref_table)
         rev_norm = float(targets["rev"].norm())
         for name, kl in CONFIGS.items():
-            gradient = expected_gradient(policy, table, ref_table, kl)
+            gradient = expected_gradient(policy, table, ref_table, kl, **TRAINER_SETTINGS.get(name, {}))
             rel, cosine = _compare(gradient, targets["rev"])
             mc_mean, mc_variance = monte_carlo_spread(policy, table, ref_table, kl, mc_samples, generator)
             row = {"config": name, "length": length, "rel_error_vs_rev": rel, "cosine_vs_rev": cosine,
@@ -193,6 +218,11 @@ def run_gradcheck(*, vocab: int = 3, lengths=(1, 2, 3, 4, 5), seed: int = 0, mc_
                         error = _compare(gradient, targets[target])[0]
                     checks.append({"claim": claim, "config": name, "target": target, "length": length,
                                    "rel_error": error, "passed": error < TOLERANCE})
+    for name, claim in BIASED.items():
+        found = [r for r in rows if r["config"] == name and (r["length"] > 1 or name == "k3-both-grpo")]
+        checks.append({"claim": claim, "config": name, "target": "rev", "length": max(lengths),
+                       "rel_error": min((r["rel_error_vs_rev"] for r in found), default=0.0),
+                       "passed": all(r["rel_error_vs_rev"] > 1e-3 for r in found)})
     k2_long = [r for r in rows if r["config"] == "k2-loss" and r["length"] > 1]
     checks.append({"claim": "K2 in loss is biased for length > 1", "config": "k2-loss", "target": "rev",
                    "length": max(lengths), "rel_error": min((r["rel_error_vs_rev"] for r in k2_long), default=0.0),

@@ -29,6 +29,14 @@ def straight_through_clamp(values, bound: float | None):
     return values + (values.clamp(-bound, bound) - values).detach()
 
 
+def masked(values, mask):
+    """values where mask is 1, exactly 0 elsewhere: past the end of a response a log ratio can be
+    +-inf or NaN (a pad token the model rules out), and exp() of it times a 0 mask would be NaN."""
+    import torch
+
+    return torch.where(mask.bool(), values, torch.zeros((), dtype=values.dtype, device=values.device))
+
+
 def kl_terms(config: KLConfig, log_ratio, mask):
     """The configured KL penalty of each response, before beta.
 
@@ -37,10 +45,11 @@ def kl_terms(config: KLConfig, log_ratio, mask):
     per_sequence is the masked sum of per_token; with "sequence" the estimator is applied to the
     summed log ratio and per_token is that value spread evenly over the response tokens.
     """
+    log_ratio = masked(log_ratio, mask)  # before any exp (K3): masked positions must stay finite
     if config.granularity == "token":
         per_token = straight_through_clamp(estimate(log_ratio, config.estimator), config.clamp) * mask
         return per_token, per_token.sum(-1)
-    sequence_log_ratio = (log_ratio * mask).sum(-1)
+    sequence_log_ratio = log_ratio.sum(-1)
     per_sequence = straight_through_clamp(estimate(sequence_log_ratio, config.estimator), config.clamp)
     lengths = mask.sum(-1).clamp(min=1)
     return (per_sequence / lengths).unsqueeze(-1) * mask, per_sequence

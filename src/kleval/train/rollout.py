@@ -10,8 +10,9 @@ Log-probs are never taken from the sampler: the trainer recomputes them with its
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from kleval.backends.common import cache_argument
 
@@ -32,6 +33,22 @@ class RolloutBatch:
     truncated: object  # [B] bool: no end of sequence within max_new_tokens
     prompt_index: list[int]  # [B] index of each row's prompt in the step's prompt list
 
+    def rows(self, index: slice) -> "RolloutBatch":
+        """The rows of a slice (a micro-batch), as a batch of its own."""
+        return RolloutBatch(self.prompt_ids[index], self.prompt_mask[index], self.response_ids[index],
+                            self.response_mask[index], self.texts[index], self.truncated[index],
+                            self.prompt_index[index])
+
+    def trimmed(self) -> "RolloutBatch":
+        """The same rows without the left-padding columns that all of them have (positions of the
+        real tokens do not change: they count real tokens only)."""
+        real_columns = self.prompt_mask.any(0).nonzero()
+        first = int(real_columns[0]) if len(real_columns) else 0
+        if first == 0:
+            return self
+        return RolloutBatch(self.prompt_ids[:, first:], self.prompt_mask[:, first:], self.response_ids,
+                            self.response_mask, self.texts, self.truncated, self.prompt_index)
+
 
 def encode_prompts(tokenizer, prompts: Sequence[str], repeat: int):
     """Left-padded prompt ids [len(prompts) * repeat, P] and mask, each prompt repeated in place."""
@@ -47,7 +64,7 @@ def encode_prompts(tokenizer, prompts: Sequence[str], repeat: int):
     return ids.repeat_interleave(repeat, 0), mask.repeat_interleave(repeat, 0)
 
 
-def _finish(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, repeat):
+def finish_batch(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, repeat):
     """Build the response mask (through the first end of sequence), texts and truncation flags."""
     import torch
 
@@ -103,25 +120,43 @@ def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt:
             cache, next_position = out.past_key_values, next_position + 1
             logits = out.logits[:, -1, :]
     response_ids = torch.stack(tokens, -1)  # [B, T'] with T' <= max_new_tokens
-    return _finish(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, samples_per_prompt)
+    return finish_batch(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, samples_per_prompt)
 
 
 def sample_hf(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt: int, max_new_tokens: int,
               temperature: float, generator=None) -> RolloutBatch:
-    """Sample with transformers `generate` (seeded through torch's global generator)."""
+    """Sample with transformers `generate` (seeded through torch's global generator), from the
+    policy's own distribution at `temperature`: every logits processor neutral, whatever the
+    model's generation_config.json asks (a repetition penalty there would make the samples
+    off-policy while the loss treats them as on-policy)."""
     import torch
 
     prompt_ids, prompt_mask = encode_prompts(tokenizer, prompts, samples_per_prompt)
     device = next(model.parameters()).device
     prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
-    with torch.no_grad():
+    with torch.no_grad(), neutral_generation_config(model):
         sequences = model.generate(
             input_ids=prompt_ids, attention_mask=prompt_mask, do_sample=True, temperature=temperature, top_p=1.0,
             top_k=0, max_new_tokens=max_new_tokens, eos_token_id=tokenizer.eos_token_id,
             pad_token_id=tokenizer.pad_token_id,
         )
     response_ids = sequences[:, prompt_ids.shape[1]:]
-    return _finish(tokenizer, prompt_ids, prompt_mask, response_ids, tokenizer.eos_token_id, samples_per_prompt)
+    return finish_batch(tokenizer, prompt_ids, prompt_mask, response_ids, tokenizer.eos_token_id, samples_per_prompt)
+
+
+@contextmanager
+def neutral_generation_config(model) -> Iterator[None]:
+    """Swap the model's generation_config for an empty one while sampling: `generate` fills every
+    setting left unset from it (repetition_penalty, top_k, min_new_tokens, suppress_tokens, ...),
+    so only an empty one leaves transformers' neutral defaults and the arguments given."""
+    from transformers import GenerationConfig
+
+    saved = model.generation_config
+    model.generation_config = GenerationConfig()
+    try:
+        yield
+    finally:
+        model.generation_config = saved
 
 
 def sample(backend: str, model, tokenizer, prompts, **kwargs) -> RolloutBatch:
@@ -131,52 +166,3 @@ def sample(backend: str, model, tokenizer, prompts, **kwargs) -> RolloutBatch:
     if backend == "hf":
         return sample_hf(model, tokenizer, prompts, **kwargs)
     raise ValueError(f"rollout backend {backend!r} is not an in-process backend")
-
-
-def _shared_prompt_group(batch: RolloutBatch) -> int:
-    """How many consecutive rows share each prompt (1 when prompts are padded or rows differ)."""
-    rows = batch.prompt_index
-    group = next((i for i, r in enumerate(rows) if r != rows[0]), len(rows))
-    if group < 2 or len(rows) % group or bool((batch.prompt_mask == 0).any()):
-        return 1
-    if rows != [i // group for i in range(len(rows))]:
-        return 1
-    return group
-
-
-def response_logits(model, batch: RolloutBatch, temperature: float = 1.0):
-    """Logits that scored each response token: [B, T, V], differentiable when grad is enabled.
-
-    When the rows of a prompt's samples share an unpadded prompt, the prompt is run once per prompt
-    and its KV cache (gradient included) is repeated for the samples, then the responses run on top
-    of it: the same logits as a full forward over prompt + response, for about half the tokens.
-    Pads after end of sequence need no attention mask: a causal model never lets later tokens
-    change earlier outputs, and those positions are masked out of every loss and statistic.
-    """
-    import torch
-
-    group = _shared_prompt_group(batch)
-    if group > 1:
-        prompt_len, response_len = batch.prompt_ids.shape[1], batch.response_ids.shape[1]
-        out = model(input_ids=batch.prompt_ids[::group], use_cache=True)
-        cache = out.past_key_values
-        cache.batch_repeat_interleave(group)
-        first = out.logits[:, -1:, :].repeat_interleave(group, 0)  # [B, 1, V] scores response token 0
-        parts = [first]
-        if response_len > 1:
-            positions = torch.arange(prompt_len, prompt_len + response_len - 1, device=batch.response_ids.device)
-            rest = model(input_ids=batch.response_ids[:, :-1], use_cache=True, **{cache_argument(model): cache},
-                         position_ids=positions.unsqueeze(0).expand(batch.response_ids.shape[0], -1)).logits
-            parts.append(rest)  # [B, T - 1, V]
-        logits = torch.cat(parts, 1)
-        return logits.float() / temperature if temperature != 1.0 else logits.float()
-    input_ids = torch.cat([batch.prompt_ids, batch.response_ids], -1)  # [B, P + T]
-    prompt_len, response_len = batch.prompt_ids.shape[1], batch.response_ids.shape[1]
-    padded = bool((batch.prompt_mask == 0).any())
-    attention_mask = torch.cat([batch.prompt_mask, torch.ones_like(batch.response_ids)], -1) if padded else None
-    position_ids = None
-    if padded:
-        position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids).logits
-    logits = logits[:, prompt_len - 1: prompt_len - 1 + response_len, :]  # [B, T, V]
-    return logits.float() / temperature if temperature != 1.0 else logits.float()

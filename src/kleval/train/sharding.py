@@ -64,6 +64,16 @@ def reduce_gradients(model, ranks) -> None:
     average_gradients(model, ranks)
 
 
+def reduce_gradient_list(model, grads: list, ranks) -> list:
+    """Average a list of gradients (aligned with model.parameters()) over ranks; FSDP's are already."""
+    if is_sharded(model):
+        return grads
+    from kleval.train.data_parallel import average_tensors
+
+    average_tensors([g for g in grads if g is not None], ranks)
+    return grads
+
+
 def gradient_norm(grads) -> float:
     """Global L2 norm of a list of gradients (DTensor shards included)."""
     import torch

@@ -39,6 +39,7 @@ def tiny_config(preset_name: str, *, base_dir: str | Path, beta: float = DEFAULT
         threads=1,
         rollout_backend="tiny",
         attention="eager",
+        micro_batch_size=256,  # the whole batch in one forward: 256 rows x ~10 tokens x 17 logits is small
     ).with_overrides(**overrides)
 
 
@@ -95,23 +96,3 @@ def train_sweep(presets, seeds, out_root: str | Path, *, steps: int = 300, base_
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
             results = pool.map(_sweep_worker, jobs, chunksize=1)
     return [{"preset": p, "seed": s, "run_dir": d, "seconds": t} for p, s, d, t in results]
-
-
-def summarize_run(run_dir: str | Path, *, last: int = 50, eval_tasks=("arith_add", "arith_sub")) -> dict:
-    """Means of the last `last` logged steps and greedy accuracy of the final checkpoint per task."""
-    import statistics
-
-    from kleval.train.checkpoint import load_run_file, step_dirs
-    from kleval.train.diagnostics import read_log
-    from kleval.train.quick_eval import accuracy
-
-    rows = read_log(run_dir)[-last:]
-    step, final = step_dirs(Path(run_dir))[-1]
-    meta = load_run_file(final)
-    summary = {"run": Path(run_dir).name, "preset": meta["preset"], "beta": meta["config"]["kl"]["beta"],
-               "seed": meta["seed"], "step": step}
-    for key in ("reward", "kl_exact", "kl_exact_forward", "entropy", "response_length", "step_seconds"):
-        summary[key] = statistics.fmean(r[key] for r in rows)
-    for task in eval_tasks:
-        summary[f"{task}_greedy"] = accuracy(final, task)
-    return summary
