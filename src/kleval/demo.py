@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +64,28 @@ def _phase(name: str, started: list[float]) -> None:
 def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) -> Path:
     """Run every phase into settings.out; return the report's index.html."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with pinned_torch(settings.threads):
+        return _run_demo(settings, progress)
+
+
+@contextmanager
+def pinned_torch(threads: int):
+    """Fixed torch thread count and deterministic algorithms for the block, restored afterwards
+    (the demo is also called from tests and notebooks, which should not inherit them)."""
     import torch
 
-    torch.set_num_threads(settings.threads)
+    before = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(), \
+        torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before[0])
+        torch.use_deterministic_algorithms(before[1], warn_only=before[2])
+
+
+def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     from kleval.eval.checkpoints import discover
     from kleval.report import build_report
     from kleval.eval.run import EvalSpec, evaluate

@@ -57,11 +57,17 @@ def _train_one(job: tuple) -> str:
 
 def run_beta_sweep(settings: BetaSweepSettings = BetaSweepSettings(), *, progress: bool = True) -> Path:
     """Train, evaluate and report the sweep into settings.out; returns frontier.csv."""
-    import multiprocessing
     import os
 
+    from kleval.demo import pinned_torch
+
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import torch
+    with pinned_torch(settings.threads):
+        return _run_beta_sweep(settings, progress)
+
+
+def _run_beta_sweep(settings: BetaSweepSettings, progress: bool) -> Path:
+    import multiprocessing
 
     from kleval.demo import _drop_volatile_header_fields, _relative
     from kleval.eval.checkpoints import discover
@@ -70,8 +76,6 @@ def run_beta_sweep(settings: BetaSweepSettings = BetaSweepSettings(), *, progres
     from kleval.train.tiny import ensure_base
     from kleval.types import SamplingParams
 
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True, warn_only=True)
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     base = str(_relative(ensure_base(settings.base, progress=progress)))
