@@ -1,13 +1,16 @@
 """The Python API for notebooks and scripts: evaluate checkpoints and read studies as DataFrames.
 
-    import kleval.api as kl
-    results = kl.evaluate("runs/k3_loss", ["math500", "mmlu_college_physics"], n=4, k=(1, 4), limit=50)
-    samples = kl.load_samples(results.attrs["study_dir"])   # one row per sample, with its verdict
-    kl.verify(gold="1/2", completion="... \\boxed{0.5}", kind="math")
+    import kleval
+    results = kleval.evaluate("runs/k3_loss", ["math500", "mmlu_college_physics"], n=4, k=(1, 4), limit=50)
+    samples = kleval.load_samples(results.attrs["study_dir"])   # one row per sample, with its verdict
+    kleval.api.verify(gold="1/2", completion="... \\boxed{0.5}", kind="math")   # one answer
 
-`evaluate` runs the same resumable runner as `kleval eval` and writes the same study directory
-(a new temporary one when `out` is None; its path is in `results.attrs["study_dir"]`), so
-anything done here can be reported, resumed or re-scored from the command line.
+(`kleval.verify` is the verifier subpackage; its function is `kleval.verify.verify`, which
+`kleval.api.verify` names too.) `evaluate` runs the same resumable runner as `kleval eval` and
+writes the same study directory (a new temporary one when `out` is None; its path is in
+`results.attrs["study_dir"]`), so anything done here can be reported, resumed or re-scored from
+the command line. It works at the top level of a script without a `__main__` guard: its worker
+processes never re-run the script (see `kleval.processes`).
 """
 from __future__ import annotations
 
@@ -41,10 +44,20 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     config: a study spec TOML (e.g. "evals/paper.toml"); explicit arguments override it, and it
     supplies checkpoints, tasks and out when they are not given. Other settings mean what the
     `kleval eval` flags of the same name mean (defaults: kleval.eval.spec.DEFAULTS); extra keyword
-    arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2).
+    arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2,
+    gpu_memory_utilization=0.5, base_url=..., api_key=... (kept out of the study directory)).
+    Checkpoints may also be hub ids, NAME=PATH pairs or served model names, as with
+    `kleval eval --checkpoints` (kleval.eval.sources). progress=False silences every progress bar.
     """
+    from kleval.backends.common import check_device
     from kleval.eval.run import evaluate as run_evaluate
     from kleval.eval.spec import build_eval_spec, resolve_settings
+    from kleval.processes import main_module_not_reimported
+
+    if not progress:
+        from kleval.cli import silence_progress_bars
+
+        silence_progress_bars()
 
     explicit = {"n": n, "k": k, "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed,
                 "limit": limit, "backend": backend, "data_dir": data_dir, "tokenizer": tokenizer,
@@ -55,25 +68,30 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     if not settings["out"]:
         settings["out"] = tempfile.mkdtemp(prefix="kleval-study-")
     spec = build_eval_spec(settings)
+    if spec.backend == "hf" and spec.backend_options.get("device"):
+        check_device(str(spec.backend_options["device"]))
     study_dir = Path(settings["out"])
     resolved = resolve_checkpoints(settings["checkpoints"], tokenizer=settings["tokenizer"],
-                                   trainer_config=settings["trainer_config"])
-    run_evaluate(resolved, spec, study_dir, progress=progress)
+                                   trainer_config=settings["trainer_config"], backend=spec.backend)
+    with main_module_not_reimported():
+        run_evaluate(resolved, spec, study_dir, progress=progress)
     return load_results(study_dir)
 
 
 def resolve_checkpoints(checkpoints: Any, *, tokenizer: PathLike | None = None,
-                        trainer_config: PathLike | None = None) -> list:
-    """Checkpoint objects from paths/globs/run directories (Checkpoint objects pass through)."""
-    from kleval.eval.checkpoints import Checkpoint, discover
+                        trainer_config: PathLike | None = None, backend: str = "hf") -> list:
+    """Checkpoint objects from paths, globs, run directories, hub ids, NAME=PATH pairs or served
+    names (kleval.eval.sources); Checkpoint objects pass through."""
+    from kleval.eval.checkpoints import Checkpoint
+    from kleval.eval.sources import resolve_checkpoints as resolve
 
     items = [checkpoints] if isinstance(checkpoints, (str, os.PathLike, Checkpoint)) else list(checkpoints)
     if not items:
         raise ConfigError("no checkpoints given")
     ready = [c for c in items if isinstance(c, Checkpoint)]
     specs = [str(c) for c in items if not isinstance(c, Checkpoint)]
-    found = discover(specs, tokenizer=None if tokenizer is None else str(tokenizer),
-                     trainer_config=trainer_config) if specs else []
+    found = resolve(specs, backend=backend, tokenizer=None if tokenizer is None else str(tokenizer),
+                    trainer_config=trainer_config) if specs else []
     return ready + found
 
 

@@ -38,8 +38,11 @@ class DataDir:
 
 
 def project_root() -> Path:
-    """The repository root: src/kleval/data.py -> parents[2]."""
-    return Path(__file__).resolve().parents[2]
+    """The directory holding tasks/ and assets/: the repository root in a checkout (the package's
+    bundled symlinks point there), the bundled copy inside an installed wheel."""
+    from kleval.resources import bundled_root
+
+    return (bundled_root() / "tasks").resolve().parent
 
 
 def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> DataDir | None:

@@ -242,9 +242,27 @@ def run_gate(
         f"Not gated (not in the baseline): {label}."
         for label in sorted(set(current["checkpoints"]) - set(baseline["checkpoints"]))
     ]
+    extra += _lost_problems(baseline, current, results, current_dir)
     summary = summary_markdown(results, alpha=alpha, baseline_path=str(baseline_path),
                                current_dir=str(current_dir), reasons=reasons, extra=extra)
     if summary_path is not None:
         Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
         Path(summary_path).write_text(summary, encoding="utf-8")
     return code, summary
+
+
+def _lost_problems(baseline: dict, current: dict, results: list[TaskComparison], current_dir, limit: int = 10) -> list[str]:
+    """For each regression, the problems solved less often than in the baseline (most lost first),
+    linked into the current study's sample browser (`kleval report` writes it)."""
+    from kleval.report.samples import problem_link
+
+    lines = []
+    for r in (r for r in results if r.regressed):
+        before = baseline["checkpoints"][r.checkpoint][r.task]
+        now = current["checkpoints"][r.checkpoint][r.task]
+        lost = sorted((now["correct"][p] / now["n"] - c / before["n"], p) for p, c in before["correct"].items()
+                      if now["correct"].get(p, 0) / now["n"] < c / before["n"])
+        links = ", ".join(f"[{p}]({problem_link(current_dir, r.task, p, r.checkpoint)})" for _, p in lost[:limit])
+        more = f" and {len(lost) - limit} more" if len(lost) > limit else ""
+        lines.append(f"Problems {r.checkpoint} solves less often on {r.task}: {links}{more}.")
+    return lines

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from kleval.data import (
-    LETTERS, Fields, Reading, hash_file, hash_json, project_root, read_hub, read_jsonl,
+    LETTERS, Fields, Reading, hash_file, hash_json, read_hub, read_jsonl,
     resolve_data_dir, row_problem,
 )
 from kleval.errors import ConfigError, DataError
+from kleval.resources import bundled_root
 from kleval.types import AnswerKind, Problem, Split, Verdict
 
 if sys.version_info >= (3, 11):
@@ -76,8 +77,8 @@ class TaskSpec:
 
 
 def tasks_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The directory of task specs: explicit > $KLEVAL_TASKS_DIR > the repository's tasks/."""
-    path = Path(explicit or os.environ.get(TASKS_DIR_ENV) or project_root() / "tasks").expanduser()
+    """The directory of task specs: explicit > $KLEVAL_TASKS_DIR > the bundled tasks/ (kleval.resources)."""
+    path = Path(explicit or os.environ.get(TASKS_DIR_ENV) or bundled_root() / "tasks").expanduser()
     if not path.is_dir():
         raise ConfigError(f"tasks directory {path} does not exist; set {TASKS_DIR_ENV} or --tasks-dir")
     return path

@@ -21,6 +21,7 @@ class FakeOpenAIServer:
         self.fail_next = 0
         self.delay = 0.0
         self.requests: list[tuple[str, dict]] = []
+        self.authorizations: list[str | None] = []  # the Authorization header of each request
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -65,6 +66,7 @@ class FakeOpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
                     server.requests.append((self.path, body))
+                    server.authorizations.append(self.headers.get("Authorization"))
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     failing = server.fail_next > 0

@@ -97,5 +97,5 @@ def test_chat_uses_local_template_or_chat_endpoint(openai_server, tiny_checkpoin
 
 def test_missing_base_url_is_a_config_error(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with pytest.raises(ConfigError, match="base_url"):
+    with pytest.raises(ConfigError, match="--base-url"):
         make_backend("openai", "m")

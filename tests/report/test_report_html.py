@@ -43,8 +43,10 @@ def test_report_writes_tables_figures_and_page(report_dir):
 def test_rerun_is_byte_identical(report_dir, tmp_path):
     study = report_dir.parent / "study"
     assert main(["report", str(study), "--out", str(tmp_path), "--resamples", "200"]) == 0
-    for path in sorted(report_dir.iterdir()):
-        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+    written = sorted(p.relative_to(report_dir) for p in report_dir.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()) == written
+    for path in written:
+        assert (tmp_path / path).read_bytes() == (report_dir / path).read_bytes(), path
 
 
 def test_missing_study_is_a_clear_error(tmp_path, capsys):

@@ -6,6 +6,7 @@ text, finish reason and seed are, so switching backend changes the engine, not t
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Any, Mapping, Sequence
 
 from kleval.errors import ConfigError
@@ -77,3 +78,55 @@ def cache_argument(model) -> str:
     import inspect
 
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
+API_KEY_ENV = "KLEVAL_API_KEY"
+
+
+def stash_api_key(api_key: str | None) -> None:
+    """Hand an API key to the openai backend through this process's environment ($KLEVAL_API_KEY),
+    so it never travels in backend options, which are recorded in study.json."""
+    if api_key:
+        os.environ[API_KEY_ENV] = str(api_key)
+
+
+def parse_engine_args(pairs: Sequence[str]) -> dict[str, Any]:
+    """`KEY=VALUE` strings into engine keyword arguments; VALUE is JSON when it parses (8, 0.5,
+    true, {"a": 1}), else the plain string."""
+    import json
+
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = str(pair).partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise ConfigError(f"--engine-arg {pair!r}: expected KEY=VALUE with KEY a vllm.LLM argument name")
+        try:
+            parsed[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            parsed[key] = raw
+    return parsed
+
+
+def check_device(device: str) -> None:
+    """Refuse a CUDA device this torch cannot use, in one line (before any model is loaded)."""
+    if not device.startswith("cuda"):
+        return
+    import torch
+
+    if torch.version.cuda is None:
+        raise ConfigError(f"--device {device}: this torch ({torch.__version__}) is a CPU-only build; "
+                          "use --device cpu or install a CUDA build of torch")
+    if not torch.cuda.is_available():
+        raise ConfigError(f"--device {device}: no CUDA GPU is visible (CUDA_VISIBLE_DEVICES="
+                          f"{os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}); use --device cpu")
+    index = device.partition(":")[2]
+    if index.isdigit() and int(index) >= torch.cuda.device_count():
+        raise ConfigError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s) are visible")
+
+
+def output_cache(output):
+    """A model output's KV cache under its current name: transformers 5.x calls it `cache` (reading
+    `past_key_values` still works but warns once per process)."""
+    fields = getattr(output, "__dataclass_fields__", {})
+    return output.cache if "cache" in fields else output.past_key_values

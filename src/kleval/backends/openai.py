@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
-from kleval.backends.common import apply_chat, check_options, sample_seed, strip_reasoning, truncate_at_stop
+from kleval.backends.common import API_KEY_ENV, apply_chat, check_options, sample_seed, strip_reasoning, truncate_at_stop
 from kleval.errors import ConfigError, KlevalError
 from kleval.types import Completion, SamplingParams
 
@@ -44,10 +44,11 @@ class OpenAIBackend:
         check_options(self.name, options, OPTIONS)
         base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
         if not base_url:
-            raise ConfigError("the openai backend needs a server address: base_url=http://HOST:PORT/v1 "
+            raise ConfigError("the openai backend needs a server address: --base-url http://HOST:PORT/v1 "
                               "(or set OPENAI_BASE_URL)")
         self.base_url = str(base_url).rstrip("/")
-        self.api_key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.api_key = (options.get("api_key") or os.environ.get(API_KEY_ENV) or os.environ.get("OPENAI_API_KEY")
+                        or "EMPTY")
         self.model = str(options.get("model") or model_path)
         self.concurrency = int(options.get("concurrency", 16))
         self.max_retries = int(options.get("max_retries", 5))

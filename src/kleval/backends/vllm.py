@@ -42,6 +42,21 @@ def engine_arguments(model_path, tokenizer_path, options: dict[str, Any]) -> dic
     return kwargs
 
 
+def start_engine(kwargs: dict[str, Any]):
+    """`vllm.LLM(**kwargs)`, with an engine that cannot start reported in one line that names the
+    options that usually fix it (memory share, context length, CUDA graphs)."""
+    import vllm
+
+    try:
+        return vllm.LLM(**kwargs)
+    except (ValueError, RuntimeError, MemoryError, TypeError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise KlevalError(
+            f"vLLM could not start for {kwargs['model']}: {type(exc).__name__}: {first}; try "
+            "--gpu-memory-utilization (e.g. 0.5), a smaller --max-model-len, --enforce-eager, or "
+            "--engine-arg KEY=VALUE") from exc
+
+
 def request_seed(seed: int, text: str) -> int:
     """vLLM takes a per-request seed; derive it from the prompt text (kept within 31 bits)."""
     return sample_seed(seed, text, 0) & 0x7FFFFFFF
@@ -82,9 +97,7 @@ class VLLMBackend:
         self.tokenizer = AutoTokenizer.from_pretrained(kwargs["tokenizer"],
                                                        trust_remote_code=bool(options.get("trust_remote_code")))
         if self.data_parallel_size == 1:
-            import vllm
-
-            self.llm = vllm.LLM(**kwargs)
+            self.llm = start_engine(kwargs)
             self.pool = None
         else:
             from kleval.backends.vllm_parallel import DataParallelPool

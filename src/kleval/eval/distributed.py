@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -77,6 +77,18 @@ def run_job(checkpoint: Any, task_name: str, spec, out: str | Path) -> dict[str,
     return {"job": f"{checkpoint.label}/{task_name}", "seconds": time.time() - start}
 
 
+def with_absolute_paths(checkpoint: Any) -> Any:
+    """The checkpoint with its model and tokenizer paths made absolute on the driver, where they
+    were typed; names that are not local paths (hub ids, served model names) stay as they are."""
+    path, tokenizer = Path(checkpoint.path), checkpoint.tokenizer_path
+    changes: dict[str, Any] = {}
+    if not path.is_absolute() and path.exists():
+        changes["path"] = path.resolve()
+    if tokenizer and not Path(tokenizer).is_absolute() and Path(tokenizer).exists():
+        changes["tokenizer_path"] = Path(tokenizer).resolve()
+    return replace(checkpoint, **changes) if changes else checkpoint
+
+
 def plan_jobs(checkpoints: Sequence[Any], tasks: dict[str, Any], spec, out: Path) -> tuple[list[Job], list[Job]]:
     """(jobs to run, jobs already finished), checkpoint-major."""
     todo, done = [], []
@@ -101,6 +113,10 @@ def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, a
 
     ray = import_ray()
     out = Path(out)
+    # Workers run in whatever directory their node's `ray start` ran in: ship absolute paths.
+    checkpoints = [with_absolute_paths(c) for c in checkpoints]
+    if spec.data_dir is not None:
+        spec = replace(spec, data_dir=str(Path(spec.data_dir).expanduser().resolve()))
     tasks = {name: load_task(name, data_dir=spec.data_dir) for name in spec.tasks}
     header = runner.build_header(spec, tasks)
     header["distributed"] = {"engine": "ray", "address": address}
@@ -128,8 +144,10 @@ def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, a
 
 
 # Settings a worker on another node would otherwise not see (they live in the driver's environment).
-FORWARDED_ENV = ("KLEVAL_DATA_DIR", "KLEVAL_TASKS_DIR", "HF_HOME", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
-                 "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "KLEVAL_VERIFY_TIMEOUT")
+# (The API key travels this way too: Ray shows runtime_env variables on its dashboard.)
+FORWARDED_ENV = ("KLEVAL_DATA_DIR", "KLEVAL_TASKS_DIR", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
+                 "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "KLEVAL_VERIFY_TIMEOUT",
+                 "KLEVAL_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
 def _connect(ray, address: str | None, progress: bool) -> None:

@@ -21,7 +21,13 @@ DEFAULTS: dict[str, Any] = {
     "data_dir": None, "tokenizer": None, "trainer_config": None, "tensor_parallel_size": None, "dtype": None,
     "device": None, "max_model_len": None, "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None,
     "backend_options": {},
+    # backend flags (docs/integrations.md); an API key is never a setting: it would land in study.json
+    "base_url": None, "served_model_name": None, "gpu_memory_utilization": None, "enforce_eager": None,
+    "engine_args": None,
 }
+# Settings that become backend options of the same name.
+OPTION_SETTINGS = ("tensor_parallel_size", "dtype", "device", "max_model_len", "base_url", "gpu_memory_utilization",
+                   "enforce_eager")
 REQUIRED = ("checkpoints", "tasks", "out")
 
 
@@ -65,10 +71,15 @@ def build_eval_spec(settings: Mapping[str, Any]):
     """The EvalSpec of resolved settings (backend flags folded into backend_options)."""
     from kleval.eval.run import EvalSpec
 
+    from kleval.backends.common import parse_engine_args, stash_api_key
+
     options = dict(settings["backend_options"])
-    for key in ("tensor_parallel_size", "dtype", "device", "max_model_len"):
+    stash_api_key(options.pop("api_key", None))  # from a spec's or the API's options: out of study.json
+    for key in OPTION_SETTINGS:
         if settings[key] is not None:
             options[key] = settings[key]
+    if settings["engine_args"]:
+        options["engine_kwargs"] = {**options.get("engine_kwargs", {}), **parse_engine_args(settings["engine_args"])}
     tasks = settings["tasks"]
     tasks = [t.strip() for t in tasks.split(",") if t.strip()] if isinstance(tasks, str) else list(tasks)
     ks = settings["k"]

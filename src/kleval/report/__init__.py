@@ -53,6 +53,9 @@ def build_report(
     table_md.write_text(to_markdown(table), encoding="utf-8")
     table_tex.write_text(to_latex(table), encoding="utf-8")
     made = make_figures(study, table, out) if figures else []
-    index = write_index(out, study.root.resolve().name, study.header, table, made)
+    from kleval.report.samples import write_sample_data
+
+    browser = write_sample_data(study, table, out)
+    index = write_index(out, study.root.resolve().name, study.header, table, made, browser)
     paths = tuple(out / f"{f.stem}.{ext}" for f in made for ext in ("png", "pdf"))
     return ReportFiles(out, table_md, table_tex, index, paths)

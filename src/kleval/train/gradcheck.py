@@ -230,15 +230,21 @@ def plot_bias(result: dict[str, Any], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name in CONFIGS:
+    from matplotlib.ticker import MaxNLocator
+
+    from kleval.report.plots import series_styles
+
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for name, style in zip(CONFIGS, series_styles(len(CONFIGS))):  # distinct colour + marker per series
         rows = [r for r in result["rows"] if r["config"] == name]
-        ax.plot([r["length"] for r in rows], [max(r["rel_error_vs_rev"], 1e-16) for r in rows], marker="o", label=name)
+        ax.plot([r["length"] for r in rows], [max(r["rel_error_vs_rev"], 1e-16) for r in rows], label=name,
+                color=style.colour, marker=style.marker, ls=style.linestyle)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_yscale("log")
     ax.set_xlabel("sequence length")
     ax.set_ylabel("|E[g] - grad KL(pi||ref)| / |grad KL|")
     ax.set_title("Bias of each KL configuration's expected gradient")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
