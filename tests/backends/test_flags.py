@@ -106,3 +106,23 @@ def test_cuda_device_without_cuda_is_one_line(tmp_path, capsys):
     code = _eval("--checkpoints", "assets/tiny-arith-base", "--device", "cuda", "--out", str(tmp_path / "s"))
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--device cuda" in err and "Traceback" not in err
+
+
+def test_vllm_engine_that_cannot_start_is_one_line_naming_the_fixes(monkeypatch):
+    import sys
+    import types
+
+    from kleval.backends.vllm import start_engine
+    from kleval.errors import KlevalError
+
+    class RefusingLLM:
+        def __init__(self, **kwargs):
+            raise ValueError("No available memory for the cache blocks. Try increasing "
+                             "`gpu_memory_utilization` when initializing the engine.\n  (long engine log)")
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=RefusingLLM))
+    with pytest.raises(KlevalError) as caught:
+        start_engine({"model": "some/model", "gpu_memory_utilization": 0.92})
+    message = str(caught.value)
+    assert "\n" not in message and "some/model" in message and "No available memory" in message
+    assert "--gpu-memory-utilization" in message and "--engine-arg" in message
