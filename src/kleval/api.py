@@ -41,17 +41,23 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     checkpoints: a model directory, a run directory holding step directories (kleval, TRL, verl,
     OpenRLHF), a glob, a list of those, or `kleval.eval.checkpoints.Checkpoint` objects.
     tasks: task names (a list or a comma-separated string; see `list_tasks()`).
-    config: a study spec TOML (e.g. "evals/paper.toml", or a bundled name such as "paper"); explicit
-    arguments override it, and it supplies checkpoints, tasks and out when they are not given.
-    Checkpoints may also be hub ids, NAME=PATH pairs or served model names, as with
-    `kleval eval --checkpoints` (kleval.eval.sources). Other settings mean what the `kleval eval`
-    flags of the same name mean (defaults: kleval.eval.spec.DEFAULTS); extra keyword arguments go
-    to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2,
+    config: a study spec TOML (e.g. "evals/paper.toml"); explicit arguments override it, and it
+    supplies checkpoints, tasks and out when they are not given. Other settings mean what the
+    `kleval eval` flags of the same name mean (defaults: kleval.eval.spec.DEFAULTS); extra keyword
+    arguments go to the backend (e.g. device="cpu", dtype="float32", tensor_parallel_size=2,
     gpu_memory_utilization=0.5, base_url=..., api_key=... (kept out of the study directory)).
+    Checkpoints may also be hub ids, NAME=PATH pairs or served model names, as with
+    `kleval eval --checkpoints` (kleval.eval.sources). progress=False silences every progress bar.
     """
+    from kleval.backends.common import check_device
     from kleval.eval.run import evaluate as run_evaluate
     from kleval.eval.spec import build_eval_spec, resolve_settings
     from kleval.processes import main_module_not_reimported
+
+    if not progress:
+        from kleval.cli import silence_progress_bars
+
+        silence_progress_bars()
 
     explicit = {"n": n, "k": k, "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed,
                 "limit": limit, "backend": backend, "data_dir": data_dir, "tokenizer": tokenizer,
@@ -62,9 +68,11 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     if not settings["out"]:
         settings["out"] = tempfile.mkdtemp(prefix="kleval-study-")
     spec = build_eval_spec(settings)
+    if spec.backend == "hf" and spec.backend_options.get("device"):
+        check_device(str(spec.backend_options["device"]))
     study_dir = Path(settings["out"])
     resolved = resolve_checkpoints(settings["checkpoints"], tokenizer=settings["tokenizer"],
-                                   trainer_config=settings["trainer_config"], backend=settings["backend"])
+                                   trainer_config=settings["trainer_config"], backend=spec.backend)
     with main_module_not_reimported():
         run_evaluate(resolved, spec, study_dir, progress=progress)
     return load_results(study_dir)

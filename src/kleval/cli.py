@@ -37,12 +37,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def silence_progress_bars() -> None:
+    """No progress bar from any library (`--no-progress`): kleval's own bars take the flag; the
+    Hugging Face libraries (transformers' "Loading weights", hub downloads, datasets) and any other
+    tqdm user read these switches, set in the environment for modules not imported yet and
+    through their functions for modules already imported."""
+    import os
+
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["TQDM_DISABLE"] = "1"
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        importlib.import_module("transformers.utils.logging").disable_progress_bar()
+    if "datasets" in sys.modules:
+        sys.modules["datasets"].disable_progress_bars()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 0
+    if getattr(args, "no_progress", False):
+        silence_progress_bars()
     try:
         return int(args._run(args) or 0)
     except KlevalError as exc:

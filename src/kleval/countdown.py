@@ -29,12 +29,13 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+from kleval.resources import bundled_root
 from kleval.types import AnswerKind, Problem, Status, Verdict
 
 MAX_EXPRESSION_CHARS = 256
 MAX_DEPTH = 16
 MAX_COMPLETION_CHARS = 100_000  # longer completions are only searched in their last part
-DATA_DIR = Path(__file__).resolve().parents[2] / "assets" / "countdown"
+DATA_DIR = bundled_root() / "assets" / "countdown"  # repo assets/ or the wheel's copy (kleval.resources)
 PARTS = {"train": (0, 2000), "test": (1, 500)}  # part -> (seed, count)
 # Characters the tiny model's tokenizer would need for the bare-expression format (see docs/tasks.md).
 TINY_ALPHABET = tuple("0123456789+-*/()=,:")

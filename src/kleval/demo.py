@@ -104,7 +104,7 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     _phase(f"2/5 RL: {len(settings.presets)} presets x {len(settings.seeds)} seeds x {settings.steps} steps "
            f"(beta {settings.beta}, {settings.workers} runs at a time)", marks)
     runs = train_sweep(settings.presets, settings.seeds, out / "runs", steps=settings.steps, base_dir=base,
-                       beta=settings.beta, workers=settings.workers)
+                       beta=settings.beta, workers=settings.workers, progress=progress)
     for r in runs:
         print(f"    {r['preset']:>10} seed {r['seed']}: {r['seconds']:.0f}s", flush=True)
 

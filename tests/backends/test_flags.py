@@ -77,13 +77,13 @@ def test_served_model_name_needs_one_checkpoint(tmp_path, capsys):
 
 
 def test_engine_options_become_vllm_arguments():
-    from kleval.eval.spec import DEFAULTS, build_eval_spec
+    from kleval.eval.spec import build_eval_spec, resolve_settings
 
-    settings = dict(DEFAULTS, backend="vllm", gpu_memory_utilization=0.5, enforce_eager=True, max_model_len=2048,
-                    engine_args=["swap_space=8", "kv_cache_dtype=fp8", "limit_mm_per_prompt={\"image\": 0}"],
-                    tasks=["arith_add"])
-    options = build_eval_spec(settings).backend_options
-    kwargs = engine_arguments("model-dir", None, options)
+    settings = resolve_settings(None, dict(
+        checkpoints=["m"], tasks=["arith_add"], out="x", backend="vllm", gpu_memory_utilization=0.5,
+        enforce_eager=True, max_model_len=2048,
+        engine_args=["swap_space=8", "kv_cache_dtype=fp8", "limit_mm_per_prompt={\"image\": 0}"]))
+    kwargs = engine_arguments("model-dir", None, build_eval_spec(settings).backend_options)
     assert kwargs["gpu_memory_utilization"] == 0.5 and kwargs["enforce_eager"] is True
     assert kwargs["max_model_len"] == 2048 and kwargs["swap_space"] == 8 and kwargs["kv_cache_dtype"] == "fp8"
     assert kwargs["limit_mm_per_prompt"] == {"image": 0}
@@ -106,3 +106,23 @@ def test_cuda_device_without_cuda_is_one_line(tmp_path, capsys):
     code = _eval("--checkpoints", "assets/tiny-arith-base", "--device", "cuda", "--out", str(tmp_path / "s"))
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--device cuda" in err and "Traceback" not in err
+
+
+def test_vllm_engine_that_cannot_start_is_one_line_naming_the_fixes(monkeypatch):
+    import sys
+    import types
+
+    from kleval.backends.vllm import start_engine
+    from kleval.errors import KlevalError
+
+    class RefusingLLM:
+        def __init__(self, **kwargs):
+            raise ValueError("No available memory for the cache blocks. Try increasing "
+                             "`gpu_memory_utilization` when initializing the engine.\n  (long engine log)")
+
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=RefusingLLM))
+    with pytest.raises(KlevalError) as caught:
+        start_engine({"model": "some/model", "gpu_memory_utilization": 0.92})
+    message = str(caught.value)
+    assert "\n" not in message and "some/model" in message and "No available memory" in message
+    assert "--gpu-memory-utilization" in message and "--engine-arg" in message

@@ -71,3 +71,7 @@ def test_wheel_install_runs_the_ci_study_from_another_directory(tmp_path):
     listed = subprocess.run([str(python), "-m", "kleval", "tasks"], env=env, cwd=elsewhere, capture_output=True,
                             text=True, timeout=120)
     assert listed.returncode == 0 and "math500" in listed.stdout, listed.stderr[-2000:]
+    # a task whose problems come from a bundled data file (assets/countdown/)
+    shown = subprocess.run([str(python), "-m", "kleval", "tasks", "--show", "countdown"], env=env, cwd=elsewhere,
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and "problems=500" in shown.stdout, shown.stderr[-2000:]

@@ -22,7 +22,7 @@ NASTY = "<script>alert(1)</script> & 50% of $x_1$ #2 {a} ~b^c \\frac{1}{ |x| > 3
 def table_tex(tmp_path_factory):
     checkpoints = [FakeCheckpoint("base-model", 0, accuracy={t: 0.5 for t in TASKS})]
     for preset, acc in (("k3-loss", 0.7), ("k3-reward", 0.15)):
-        for seed in (0, 1, 2):  # >= 3 seeds: configuration-level marks, so the caption states p < alpha
+        for seed in (0, 1, 2):  # three seeds: enough for the table's significance test and its caption
             checkpoints.append(kl_checkpoint(preset, seed, 20, {t: acc for t in TASKS}))
     study = write_study(tmp_path_factory.mktemp("study"), checkpoints, TASKS, num_problems=30)
     return to_latex(compute_table(Study(study), num_resamples=200))

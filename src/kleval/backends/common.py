@@ -123,3 +123,10 @@ def check_device(device: str) -> None:
     index = device.partition(":")[2]
     if index.isdigit() and int(index) >= torch.cuda.device_count():
         raise ConfigError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s) are visible")
+
+
+def output_cache(output):
+    """A model output's KV cache under its current name: transformers 5.x calls it `cache` (reading
+    `past_key_values` still works but warns once per process)."""
+    fields = getattr(output, "__dataclass_fields__", {})
+    return output.cache if "cache" in fields else output.past_key_values

@@ -9,7 +9,8 @@ HELP = "list samples where kleval's verdict and another verifier's (Math-Verify)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study", help="study directory written by kleval eval")
-    parser.add_argument("--against", choices=["math-verify"], default="math-verify")
+    parser.add_argument("--against", choices=["math-verify"], default="math-verify",
+                        help="the other verifier (default math-verify; pip install math-verify)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per disagreement")
 
 

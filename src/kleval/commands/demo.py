@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--betas", default=None, help="--study beta: comma-separated betas (default 0.05,0.1,0.3,1)")
     p.add_argument("--screenshot", action="store_true",
                    help="also write index.png with headless Chromium (not byte-reproducible)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def _floats(text: str) -> tuple[float, ...]:

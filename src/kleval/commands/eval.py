@@ -68,19 +68,25 @@ def resolve_settings(args: argparse.Namespace) -> dict:
     """Defaults < study spec < explicit flags (see kleval.eval.spec)."""
     from kleval.eval.spec import DEFAULTS, resolve_settings as resolve
 
-    return resolve(getattr(args, "config", None), {k: v for k, v in vars(args).items() if k in DEFAULTS})
+    from kleval.resources import study_spec
 
+    config = getattr(args, "config", None)
+    return resolve(study_spec(config) if config else None, {k: v for k, v in vars(args).items() if k in DEFAULTS})
 
 
 def run(args: argparse.Namespace) -> int:
+    from kleval.backends.common import check_device, stash_api_key
     from kleval.eval.run import evaluate
     from kleval.eval.sources import resolve_checkpoints
     from kleval.eval.spec import build_eval_spec
 
     s = resolve_settings(args)
-    spec = build_eval_spec(s, args.api_key)
+    stash_api_key(args.api_key)  # kept out of the settings: they are recorded in study.json
+    spec = build_eval_spec(s)
+    if spec.backend == "hf" and spec.backend_options.get("device"):
+        check_device(str(spec.backend_options["device"]))
     checkpoints = resolve_checkpoints(s["checkpoints"], backend=s["backend"], tokenizer=s["tokenizer"],
-                                      served_model_name=s["served_model_name"], trainer_config=s["trainer_config"])
+                                      trainer_config=s["trainer_config"], served_model_name=s["served_model_name"])
     if args.ray:
         from kleval.eval.distributed import evaluate_distributed
 

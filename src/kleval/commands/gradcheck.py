@@ -12,7 +12,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vocab", type=int, default=3, help="vocabulary size of the tabular policy")
     parser.add_argument("--max-length", type=int, default=5, help="longest sequence length to enumerate")
     parser.add_argument("--mc-samples", type=int, default=2000, help="Monte-Carlo samples per configuration")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:

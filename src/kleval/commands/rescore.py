@@ -9,7 +9,7 @@ HELP = "re-verify a study's samples into scores/ with the current verifier, with
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study", help="study directory written by kleval eval")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="grading processes (default 2)")
 
 
 def run(args: argparse.Namespace) -> int:

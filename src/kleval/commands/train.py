@@ -15,24 +15,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--estimator", choices=["k1", "k2", "k3", "none"], help="override the preset's estimator")
     parser.add_argument("--placement", choices=["reward", "loss", "both"], help="override the preset's placement")
     parser.add_argument("--granularity", choices=["token", "sequence"], help="estimator per token or per sequence")
-    parser.add_argument("--importance-weighting", choices=["none", "token", "sequence"])
+    parser.add_argument("--importance-weighting", choices=["none", "token", "sequence"],
+                        help="importance-weight the KL term for off-policy samples (per token or per sequence)")
     parser.add_argument("--clamp", type=float, default=None, help="straight-through clamp of KL values")
     parser.add_argument("--tiny", action="store_true", help="CPU tiny mode: synthetic arithmetic, tiny Llama")
     parser.add_argument("--model", help="base (reference) model directory in Hugging Face format")
     parser.add_argument("--task", help="training task spec name (tiny: arith_add_train)")
     parser.add_argument("--out", help="run directory (resumes from its latest global_step_N)")
-    parser.add_argument("--steps", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--algorithm", choices=["rloo", "grpo"])
+    parser.add_argument("--steps", type=int, default=None, help="RL steps, one rollout batch each")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--algorithm", choices=["rloo", "grpo"],
+                        help="advantage baseline: leave-one-out (rloo) or group-normalized (grpo)")
     parser.add_argument("--loss-aggregation",
-                        choices=["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm"])
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--prompts-per-step", type=int)
-    parser.add_argument("--samples-per-prompt", type=int)
-    parser.add_argument("--max-new-tokens", type=int)
+                        choices=["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm"],
+                        help="how per-token losses are averaged (sets how strong a given beta is; docs/training.md)")
+    parser.add_argument("--lr", type=float, default=None, help="learning rate")
+    parser.add_argument("--prompts-per-step", type=int, help="prompts per rollout batch")
+    parser.add_argument("--samples-per-prompt", type=int, help="completions per prompt (the RLOO/GRPO group)")
+    parser.add_argument("--max-new-tokens", type=int, help="longest completion in tokens")
     parser.add_argument("--ppo-epochs", type=int, help="updates per rollout batch (off-policy when > 1)")
     parser.add_argument("--staleness", type=int, help="train on rollouts from the policy N updates ago")
-    parser.add_argument("--save-every", type=int)
+    parser.add_argument("--save-every", type=int, help="steps between checkpoints (global_step_N)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
     parser.add_argument("--rollout", choices=["tiny", "hf", "vllm"], help="rollout backend")
     parser.add_argument("--device", help="cpu or cuda")
@@ -52,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="steps between separate policy / KL gradient norms (one extra backward)")
     parser.add_argument("--export", choices=["verl", "openrlhf", "trl"],
                         help="print the other trainer's overrides for this configuration and exit")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def _config(args):

@@ -28,8 +28,8 @@ HUB_FILES = ("*.json", "*.safetensors", "*.jinja", "tokenizer.model", "*.txt", "
 
 
 def resolve_checkpoints(specs: str | Sequence[str], *, backend: str = "hf", tokenizer: str | None = None,
-                        served_model_name: str | None = None, cache_dir: str | os.PathLike[str] | None = None,
-                        trainer_config: str | os.PathLike[str] | None = None):
+                        trainer_config=None, served_model_name: str | None = None,
+                        cache_dir: str | os.PathLike[str] | None = None):
     """Checkpoints for every item of `specs` (see the module docstring), with unique labels."""
     items = [specs] if isinstance(specs, (str, os.PathLike)) else list(specs)
     if not items:
@@ -46,7 +46,7 @@ def resolve_checkpoints(specs: str | Sequence[str], *, backend: str = "hf", toke
     found = discover(local, tokenizer=tokenizer, trainer_config=trainer_config) if local else []
     for item in items:
         if not _is_local(str(item)):
-            found.extend(_resolve_one(str(item), backend, tokenizer, cache_dir))
+            found.extend(_resolve_one(str(item), backend, tokenizer, cache_dir, trainer_config))
     return _unique_labels(found)
 
 
@@ -56,7 +56,7 @@ def _is_local(spec: str) -> bool:
     return _is_glob(spec) or locate(spec).exists()
 
 
-def _resolve_one(spec: str, backend: str, tokenizer: str | None, cache_dir) -> list:
+def _resolve_one(spec: str, backend: str, tokenizer: str | None, cache_dir, trainer_config=None) -> list:
     from kleval.eval.checkpoints import discover
     from kleval.resources import locate
 
@@ -64,19 +64,20 @@ def _resolve_one(spec: str, backend: str, tokenizer: str | None, cache_dir) -> l
         name, _, local = spec.partition("=")
         if not name or not local:
             raise ConfigError(f"--checkpoints {spec!r}: expected NAME=PATH")
-        found = _resolve_one(local, backend, tokenizer, cache_dir)
+        found = _resolve_one(local, backend, tokenizer, cache_dir, trainer_config)
         if len(found) != 1:
             raise ConfigError(f"--checkpoints {spec!r}: {local} holds {len(found)} checkpoints; NAME=PATH needs one")
         ckpt = found[0]
         return [replace(ckpt, label=_safe(name), path=Path(name) if backend == "openai" else ckpt.path)]
     local = locate(spec)
     if local.exists() or _is_glob(spec):
-        return discover([str(local)], tokenizer=tokenizer)
+        return discover([str(local)], tokenizer=tokenizer, trainer_config=trainer_config)
     hub = HUB_ID.match(spec)
     if hub:
         snapshot = hub_snapshot(hub["repo"], hub["revision"], weights=backend != "openai", cache_dir=cache_dir)
         if snapshot is not None:
-            ckpts = discover([str(snapshot)], tokenizer=tokenizer) if backend != "openai" else []
+            ckpts = (discover([str(snapshot)], tokenizer=tokenizer, trainer_config=trainer_config)
+                     if backend != "openai" else [])
             if ckpts:
                 return [replace(ckpts[0], label=_safe(hub["repo"].split("/")[-1]), run=hub["repo"])]
             return [_served(spec, hub["repo"], tokenizer or str(snapshot))]

@@ -20,12 +20,14 @@ DEFAULTS: dict[str, Any] = {
     "tasks": None, "k": [1], **_SAMPLING, "limit": None, "backend": "hf", "out": None, "chunk_size": None,
     "data_dir": None, "tokenizer": None, "trainer_config": None, "tensor_parallel_size": None, "dtype": None,
     "device": None, "max_model_len": None, "verify_timeout": 10.0, "verify_workers": None, "checkpoints": None,
-    "backend_options": {}, "base_url": None, "served_model_name": None, "gpu_memory_utilization": None,
-    "enforce_eager": None, "engine_args": [],
+    "backend_options": {},
+    # backend flags (docs/integrations.md); an API key is never a setting: it would land in study.json
+    "base_url": None, "served_model_name": None, "gpu_memory_utilization": None, "enforce_eager": None,
+    "engine_args": None,
 }
-# Settings that become backend options of the same name (and are recorded in study.json).
-OPTION_FLAGS = ("tensor_parallel_size", "dtype", "device", "max_model_len", "base_url",
-                "gpu_memory_utilization", "enforce_eager")
+# Settings that become backend options of the same name.
+OPTION_SETTINGS = ("tensor_parallel_size", "dtype", "device", "max_model_len", "base_url", "gpu_memory_utilization",
+                   "enforce_eager")
 REQUIRED = ("checkpoints", "tasks", "out")
 
 
@@ -35,9 +37,7 @@ def load_study_spec(path: str | Path) -> dict[str, Any]:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
-    from kleval.resources import study_spec
-
-    path = study_spec(path)
+    path = Path(path)
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -67,21 +67,19 @@ def resolve_settings(config: str | Path | None, explicit: Mapping[str, Any],
     return settings
 
 
-def build_eval_spec(settings: Mapping[str, Any], api_key: str | None = None):
-    """The EvalSpec of resolved settings (backend flags folded into backend_options). A secret (API
-    key) goes to this process's environment instead, so study.json and logs never hold it."""
-    from kleval.backends.common import check_device, parse_engine_args, stash_api_key
+def build_eval_spec(settings: Mapping[str, Any]):
+    """The EvalSpec of resolved settings (backend flags folded into backend_options)."""
     from kleval.eval.run import EvalSpec
 
+    from kleval.backends.common import parse_engine_args, stash_api_key
+
     options = dict(settings["backend_options"])
-    for key in OPTION_FLAGS:
+    stash_api_key(options.pop("api_key", None))  # from a spec's or the API's options: out of study.json
+    for key in OPTION_SETTINGS:
         if settings[key] is not None:
             options[key] = settings[key]
     if settings["engine_args"]:
         options["engine_kwargs"] = {**options.get("engine_kwargs", {}), **parse_engine_args(settings["engine_args"])}
-    stash_api_key(api_key or options.pop("api_key", None))
-    if settings["backend"] == "hf" and options.get("device"):
-        check_device(str(options["device"]))
     tasks = settings["tasks"]
     tasks = [t.strip() for t in tasks.split(",") if t.strip()] if isinstance(tasks, str) else list(tasks)
     ks = settings["k"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 
 from kleval.report.table import Cell, Table, significance_caption
 
@@ -39,20 +40,15 @@ def _column_title(column) -> str:
     return column.name if len(column.tasks) > 1 else f"{column.name} ({column.split.upper()})"
 
 
-def caption(table: Table, *, escape=lambda text: text, p_below=lambda alpha: f"p < {alpha:g}") -> str:
-    """The table's caption; `escape` makes text safe for the output format and `p_below` writes
-    the significance threshold (LaTeX puts it in math mode)."""
+def caption(table: Table) -> str:
     parts = [
-        escape(f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over seeds and problems "
-               "(runs of one configuration pooled, each at its last step; bootstrap over seeds and problems, "
-               "seed level with the unbiased between-seed variance; one seed: problems only)."),
-        escape("Bold: best in column."),
+        f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over seeds and problems "
+        "(runs of one configuration pooled, each at its last step; bootstrap over seeds and problems, "
+        "seed level with the unbiased between-seed variance; one seed: problems only).",
+        "Bold: best in column.",
     ]
     significance = significance_caption(table, UP, DOWN)
-    if significance:
-        threshold = f"p < {table.alpha:g}"
-        parts.append(p_below(table.alpha).join(escape(piece) for piece in significance.split(threshold)))
-    return " ".join(parts + [escape(note) for note in table.notes])
+    return " ".join(parts + ([significance] if significance else []) + table.notes)
 
 
 def to_markdown(table: Table) -> str:
@@ -89,6 +85,11 @@ _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$"
 def latex_escape(text: str) -> str:
     out = "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
     return out.replace("β", r"$\beta$").replace(UP, r"$\uparrow$").replace(DOWN, r"$\downarrow$")
+
+
+def latex_caption(table: Table) -> str:
+    """The caption in LaTeX: text escaped, and inequalities on p-values in math mode (`$p < 0.05$`)."""
+    return re.sub(r"\bp \\textless\{\} ([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)", r"$p < \1$", latex_escape(caption(table)))
 
 
 def to_latex(table: Table) -> str:
@@ -131,7 +132,7 @@ def to_latex(table: Table) -> str:
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        rf"\caption{{{caption(table, escape=latex_escape, p_below=lambda alpha: f'$p < {alpha:g}$')}}}",
+        rf"\caption{{{latex_caption(table)}}}",
         r"\end{table}",
         "",
     ]

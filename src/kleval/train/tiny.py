@@ -79,20 +79,36 @@ def _sweep_worker(job: tuple) -> tuple[str, int, str, float]:
 
 
 def train_sweep(presets, seeds, out_root: str | Path, *, steps: int = 300, base_dir: str | Path | None = None,
-                beta: float = DEFAULT_BETA, workers: int = 2) -> list[dict]:
+                beta: float = DEFAULT_BETA, workers: int = 2, progress: bool = False) -> list[dict]:
     """Train every preset x seed into out_root/<preset>-s<seed>/, `workers` single-threaded runs at once.
 
     Returns one dict per run: preset, seed, run_dir, seconds. Runs already complete are resumed
-    (and so finish at once).
+    (and so finish at once). With progress, one bar counts the steps of all runs (read from their
+    train_log.jsonl files, so the workers need no channel back).
     """
     import multiprocessing
 
     base = ensure_base(base_dir)
     jobs = [(name, seed, str(Path(out_root) / f"{name}-s{seed}"), steps, str(base), beta)
             for seed in seeds for name in presets]
-    if workers <= 1:
-        results = [_sweep_worker(job) for job in jobs]
-    else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_sweep_worker, jobs, chunksize=1)
+    with multiprocessing.get_context("spawn").Pool(max(1, workers)) as pool:
+        pending = pool.map_async(_sweep_worker, jobs, chunksize=1)
+        if progress:
+            _show_sweep_progress(pending, [Path(job[2]) for job in jobs], steps)
+        results = pending.get()
     return [{"preset": p, "seed": s, "run_dir": d, "seconds": t} for p, s, d, t in results]
+
+
+def _show_sweep_progress(pending, run_dirs: list[Path], steps: int) -> None:
+    """A bar over all runs' steps until `pending` (the pool's result) is ready."""
+    from tqdm import tqdm
+
+    def done() -> int:
+        logs = (d / "train_log.jsonl" for d in run_dirs)
+        return sum(min(steps, p.read_bytes().count(b"\n")) for p in logs if p.exists())
+
+    with tqdm(total=steps * len(run_dirs), desc=f"RL {len(run_dirs)} runs", unit="step", dynamic_ncols=True) as bar:
+        while not pending.ready():
+            pending.wait(1.0)
+            bar.update(done() - bar.n)
+        bar.update(done() - bar.n)
