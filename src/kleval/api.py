@@ -50,14 +50,11 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     `kleval eval --checkpoints` (kleval.eval.sources). progress=False silences every progress bar.
     """
     from kleval.backends.common import check_device
+    from kleval.cli import progress_bars_silenced
     from kleval.eval.run import evaluate as run_evaluate
     from kleval.eval.spec import build_eval_spec, resolve_settings
     from kleval.processes import main_module_not_reimported
 
-    if not progress:
-        from kleval.cli import silence_progress_bars
-
-        silence_progress_bars()
 
     explicit = {"n": n, "k": k, "temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed,
                 "limit": limit, "backend": backend, "data_dir": data_dir, "tokenizer": tokenizer,
@@ -73,7 +70,7 @@ def evaluate(checkpoints: Any = None, tasks: str | Sequence[str] | None = None, 
     study_dir = Path(settings["out"])
     resolved = resolve_checkpoints(settings["checkpoints"], tokenizer=settings["tokenizer"],
                                    trainer_config=settings["trainer_config"], backend=spec.backend)
-    with main_module_not_reimported():
+    with main_module_not_reimported(), progress_bars_silenced(not progress):
         run_evaluate(resolved, spec, study_dir, progress=progress)
     return load_results(study_dir)
 

@@ -7,6 +7,7 @@ Each module in `kleval.commands` defines `HELP` (one line), `add_arguments(parse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
 import sys
@@ -52,6 +53,30 @@ def silence_progress_bars() -> None:
         importlib.import_module("transformers.utils.logging").disable_progress_bar()
     if "datasets" in sys.modules:
         sys.modules["datasets"].disable_progress_bars()
+
+
+@contextlib.contextmanager
+def progress_bars_silenced(silence: bool = True):
+    """No Hugging Face progress bar during a block (the Python API), then each library's previous
+    state back, so a notebook's own bars keep working. Uses the libraries' switches only: the
+    environment variables are read once at import and would silence them for good."""
+    if not silence:
+        yield
+        return
+    import huggingface_hub.utils as hub_utils
+    import transformers.utils.logging as transformers_logging
+
+    hub_was_on = not hub_utils.are_progress_bars_disabled()
+    transformers_was_on = transformers_logging.is_progress_bar_enabled()
+    hub_utils.disable_progress_bars()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if hub_was_on:
+            hub_utils.enable_progress_bars()
+        if transformers_was_on:
+            transformers_logging.enable_progress_bar()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,3 +71,17 @@ def _options(parser: argparse.ArgumentParser):
 def test_every_flag_of_every_command_has_help():
     missing = [flag for flag, text in _options(build_parser()) if not text or text == argparse.SUPPRESS]
     assert not missing, f"flags without help text: {missing}"
+
+
+def test_api_silences_bars_only_during_the_call(tmp_path, monkeypatch):
+    """progress=False: no "Loading weights" bar from the evaluation, and the libraries' bars are
+    switched back on afterwards (a notebook keeps its own progress bars)."""
+    code = ("import kleval, huggingface_hub.utils as h, transformers.utils.logging as t\n"
+            "kleval.evaluate('assets/tiny-arith-base', 'arith_add', limit=2, max_tokens=4, out='s', progress=False,"
+            " device='cpu')\n"
+            "print('after', h.are_progress_bars_disabled(), t.is_progress_bar_enabled())\n")
+    run = subprocess.run([sys.executable, "-c", code], env=ENV, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert not _has_bar(run.stderr) and "Loading weights" not in run.stderr, run.stderr[-2000:]
+    assert "after False True" in run.stdout

