@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from kleval.errors import ConfigError, DataError
 
@@ -128,6 +129,44 @@ def study_lock(study: Path) -> Iterator[None]:
         yield
 
 
+def study_labels(known: Mapping[str, Mapping[str, Any]], checkpoints: Sequence[Any]) -> list[Any]:
+    """Relabel checkpoints so that one label in a study always means one model directory.
+
+    `known`: checkpoints.json rows by label. A checkpoint already in the study keeps its label
+    there (a resume reuses its samples); a new one whose label another directory holds (two runs
+    that both end in .../model) gets its parent folder's name, then a counter, in front.
+    """
+    from dataclasses import replace
+
+    by_path = {str(Path(row["path"]).resolve()): label for label, row in known.items() if row.get("path")}
+    taken = set(known)
+    result = []
+    for ckpt in checkpoints:
+        path = str(Path(ckpt.path).resolve())
+        label = by_path.get(path)
+        if label is None:
+            label = ckpt.label
+            if label in taken:
+                parent = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).parent.name).strip("._")
+                base = label = f"{parent}__{ckpt.label}" if parent else ckpt.label
+                counter = 2
+                while label in taken:
+                    label, counter = f"{base}-{counter}", counter + 1
+        taken.add(label)
+        by_path[path] = label
+        result.append(ckpt if label == ckpt.label else replace(ckpt, label=label))
+    return result
+
+
+_SECRET_KEY = re.compile(r"key|token|secret|password|authorization|credential", re.IGNORECASE)
+REDACTED = "<redacted>"
+
+
+def redact(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Backend options fit for study.json and logs: values of secret-looking keys (api_key, ...) hidden."""
+    return {k: (REDACTED if _SECRET_KEY.search(str(k)) and v else v) for k, v in options.items()}
+
+
 def package_versions() -> dict[str, str]:
     versions = {}
     for name in _TRACKED_PACKAGES:
@@ -151,6 +190,11 @@ def git_revision(path: Path | None = None) -> str | None:
     return rev + ("-dirty" if dirty else "")
 
 
+# Backend options that change what a model generates (the rest, e.g. base_url or concurrency, do not).
+# The chunk size is not among them: samples do not depend on how problems are chunked.
+SAMPLE_AFFECTING_OPTIONS = ("dtype", "max_model_len", "model", "strip_think")
+
+
 # The header fields that decide whether two runs' samples may be mixed in one study.
 def comparability_conflicts(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Reasons why a new run cannot be added to a study written with header `old`."""
@@ -162,6 +206,10 @@ def comparability_conflicts(old: Mapping[str, Any], new: Mapping[str, Any]) -> l
                         "(use `kleval rescore` to re-grade the study)")
     if old.get("backend") != new.get("backend"):
         problems.append(f"backend differs: {old.get('backend')} vs {new.get('backend')}")
+    for key in SAMPLE_AFFECTING_OPTIONS:
+        before, after = (old.get("backend_options") or {}).get(key), (new.get("backend_options") or {}).get(key)
+        if before != after:
+            problems.append(f"backend option {key} differs: study has {before}, this run {after}")
     for name, info in new.get("tasks", {}).items():
         before = old.get("tasks", {}).get(name)
         if before is None:
