@@ -47,6 +47,8 @@ def read_items(path: str) -> tuple[list[dict], list]:
             raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
         rows.append(row)
         items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
+    if not rows:
+        raise DataError(f"{path}: no rows to grade (the file is empty)")
     return rows, items
 
 

@@ -27,18 +27,43 @@ _TRACKED_PACKAGES = ("kleval", "torch", "transformers", "tokenizers", "vllm", "s
                      "latex2sympy2_extended", "datasets", "numpy", "pandas")
 
 
+def safe_component(name: str, what: str) -> str:
+    """`name` as one path component inside the study; DataError for '..', separators and the like,
+    so nothing named in a checkpoint, task or study file can write outside the study directory."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name
+            or "\0" in name or name.startswith(".")):
+        raise DataError(f"{what} {name!r} cannot name a file in the study (no '/', '..', leading '.' or NUL)")
+    return name
+
+
 def samples_path(study: Path, label: str, task: str) -> Path:
-    return study / "samples" / label / f"{task}.jsonl"
+    return study / "samples" / safe_component(label, "checkpoint label") / f"{safe_component(task, 'task name')}.jsonl"
 
 
 def scores_path(study: Path, label: str, task: str) -> Path:
-    return study / "scores" / label / f"{task}.jsonl"
+    return study / "scores" / safe_component(label, "checkpoint label") / f"{safe_component(task, 'task name')}.jsonl"
+
+
+# What every row of a study log must hold, by the folder the log lives in (docs/study-layout.md).
+LOG_FIELDS: dict[str, dict[str, type]] = {
+    "samples": {"problem_id": str, "sample_index": int, "completion": str, "gold": str},
+    "scores": {"problem_id": str, "sample_index": int, "correct": bool, "status": str},
+}
+
+
+def _row_problem(row: dict[str, Any], fields: Mapping[str, type]) -> str | None:
+    for key, kind in fields.items():
+        value = row.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return f"field {key!r} is missing or not {kind.__name__}"
+    return None
 
 
 def read_jsonl(path: Path, *, repair: bool = False, skip_torn: bool = False) -> list[dict[str, Any]]:
     """Read a JSONL log. A torn tail (a kill mid-write leaves bytes after the last newline) is
     cut off the file when `repair`, ignored when `skip_torn` (a log another process is still
-    writing); a bad complete line is corruption: DataError naming file and line."""
+    writing); a bad complete line is corruption: DataError naming file and line. Rows of
+    samples/ and scores/ logs are checked against LOG_FIELDS."""
     if not path.exists():
         return []
     raw = path.read_bytes()
@@ -49,13 +74,21 @@ def read_jsonl(path: Path, *, repair: bool = False, skip_torn: bool = False) -> 
         with open(path, "r+b") as fh:
             fh.truncate(len(complete) + 1 if complete else 0)
     rows: list[dict[str, Any]] = []
+    in_study = path.suffix == ".jsonl" and (path.parent.parent.parent / HEADER_FILE).is_file()
+    fields = LOG_FIELDS.get(path.parent.parent.name) if in_study else None
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except ValueError as exc:
+            row = json.loads(line)
+        except ValueError as exc:  # also invalid UTF-8 and NUL bytes
             raise DataError(f"{path}:{number}: corrupt log line ({exc}); delete the file to regenerate it") from None
+        if not isinstance(row, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        problem = fields and _row_problem(row, fields)
+        if problem:
+            raise DataError(f"{path}:{number}: {problem}; not a kleval {path.parent.parent.name} row")
+        rows.append(row)
     return rows
 
 
@@ -94,6 +127,8 @@ def read_json(path: Path) -> Any:
         raise DataError(f"{path} not found: is this a kleval study directory?") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
 
 
 @contextlib.contextmanager
