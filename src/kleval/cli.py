@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import pkgutil
 import sys
 
 from kleval import __version__
 from kleval.errors import KlevalError
+
+
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 def _command_modules() -> list[str]:
@@ -91,6 +95,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except KlevalError as exc:
         print(f"kleval {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the machine, not kleval: a full disk, a read-only or forbidden --out
+        if exc.errno not in _ENVIRONMENT_ERRNOS:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"kleval {args.command}: error: {exc.strerror or exc}{where}; free space or fix permissions, then "
+              "rerun the same command (finished work is kept)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"kleval {args.command}: interrupted; finished work is kept, rerun to resume", file=sys.stderr)

@@ -78,15 +78,19 @@ def read_jsonl(path: Path) -> Iterator[Row]:
     if not path.is_file():
         raise DataError(f"{path}: data file not found")
     index = 0
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:  # decoded line by line, so bad bytes are reported with their line
+        for line_no, raw in enumerate(handle, start=1):
+            where = f"{path}:{line_no}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{where}: not valid UTF-8 (byte {exc.start + 1} of the line)") from None
             if not line.strip():
                 continue
-            where = f"{path}:{line_no}"
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from exc
+                raise DataError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
             if not isinstance(record, dict):
                 raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}")
             yield Row(index, where, record)

@@ -13,5 +13,6 @@ class CheckpointError(KlevalError):
     """A checkpoint directory is missing, incomplete or unreadable."""
 
 
-class ConfigError(KlevalError):
-    """A task spec, study spec or command-line setting is invalid or inconsistent."""
+class ConfigError(KlevalError, ValueError):
+    """A task spec, study spec or command-line setting is invalid or inconsistent (also a
+    ValueError, so library callers that validate values catch it as one)."""

@@ -94,8 +94,10 @@ def make_baseline(study: Study) -> dict[str, Any]:
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
+    """The baseline at `path`; anything malformed is a DataError (exit 2, never 1: CI reads 1 as
+    "regression")."""
     try:
-        baseline = json.loads(Path(path).read_text())
+        baseline = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(
             f"baseline {path} does not exist; create it with `kleval regress --baseline {path} "
@@ -103,9 +105,39 @@ def load_baseline(path: Path) -> dict[str, Any]:
         ) from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}: baseline is not valid JSON ({exc.msg})") from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise DataError(f"{path}: cannot read the baseline ({exc})") from None
     if not isinstance(baseline, dict) or baseline.get("format") != FORMAT:
         raise DataError(f"{path} is not a kleval baseline (expected format {FORMAT!r})")
+    problem = _shape_problem(baseline)
+    if problem:
+        raise DataError(f"{path}: malformed baseline ({problem}); regenerate it with --update-baseline")
     return baseline
+
+
+def _shape_problem(baseline: dict[str, Any]) -> str | None:
+    """What is wrong with a baseline's structure (the docstring's layout), or None."""
+    key = baseline.get("comparability")
+    if not isinstance(key, dict) or not isinstance(key.get("sampling"), dict) or not isinstance(key.get("tasks"), dict):
+        return "comparability needs sampling and tasks objects"
+    if not all(isinstance(info, dict) for info in key["tasks"].values()):
+        return "comparability.tasks entries must be objects"
+    checkpoints = baseline.get("checkpoints")
+    if not isinstance(checkpoints, dict):
+        return "checkpoints must be an object"
+    for label, tasks in checkpoints.items():
+        if not isinstance(tasks, dict):
+            return f"checkpoints.{label} must be an object"
+        for task, entry in tasks.items():
+            where = f"checkpoints.{label}.{task}"
+            if not isinstance(entry, dict) or not isinstance(entry.get("correct"), dict):
+                return f"{where} needs n and correct"
+            n = entry.get("n")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                return f"{where}.n must be an integer >= 1"
+            if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= n for c in entry["correct"].values()):
+                return f"{where}.correct values must be integers in 0..n"
+    return None
 
 
 def incomparability_reasons(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:

@@ -118,12 +118,32 @@ def _reading(fields_raw: Any, gold: Any, filters_raw: Any, kind: AnswerKind, whe
     return Reading(fields, gold, tuple(sorted(filters_raw.items())))
 
 
+def _generator_params(params: Any, where: Path) -> dict[str, Any]:
+    """A synthetic task's [generator_params], checked against what the generators accept."""
+    import inspect
+
+    from kleval.synthetic import make_problems
+
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}: generator_params must be a table of name = value")
+    parameters = inspect.signature(make_problems).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return dict(params)  # a generator that takes any keyword checks them itself
+    accepted = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.name not in ("count", "seed")}
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise ConfigError(f"{where}: unknown generator_params {unknown}; accepted: {sorted(accepted)}")
+    return dict(params)
+
+
 def parse_spec(path: Path) -> TaskSpec:
     """Read and validate one spec file; every problem is a ConfigError naming the file."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc})") from exc
+        raise ConfigError(f"{path}: invalid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
     unknown = set(raw) - _TOP_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown keys {sorted(unknown)}; see docs/tasks.md for the schema")
@@ -151,9 +171,12 @@ def parse_spec(path: Path) -> TaskSpec:
         count = raw.get("count")
         if not isinstance(raw.get("generator"), str) or not isinstance(count, int) or count < 1:
             raise ConfigError(f"{path}: a synthetic task needs generator = \"<name>\" and count >= 1")
+        seed = raw.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ConfigError(f"{path}: seed must be an integer, got {seed!r}")
         return TaskSpec(
-            **common, generator=raw["generator"], count=raw["count"], seed=int(raw.get("seed", 0)),
-            generator_params=dict(raw.get("generator_params", {})),
+            **common, generator=raw["generator"], count=raw["count"], seed=seed,
+            generator_params=_generator_params(raw.get("generator_params", {}), path),
         )
     if not raw.get("file") and not raw.get("hf_id"):
         raise ConfigError(f"{path}: a dataset task needs file = \"<path under the data dir>\" or hf_id")
@@ -291,7 +314,11 @@ def _synthetic_problems(spec: TaskSpec) -> list[Problem]:
     from kleval import synthetic  # written alongside the training loop; imported only when needed
 
     params = dict(spec.generator_params)
-    problems = synthetic.make_problems(spec.generator, count=spec.count, seed=spec.seed, **params)
+    try:
+        problems = synthetic.make_problems(spec.generator, count=spec.count, seed=spec.seed, **params)
+    except TypeError as exc:  # a value of the wrong type in the spec's [generator_params]
+        raise ConfigError(f"task {spec.name}: generator_params {params} do not fit generator "
+                          f"{spec.generator!r} ({exc})") from None
     if len(problems) != spec.count or len({p.id for p in problems}) != len(problems):
         raise DataError(f"synthetic:{spec.generator}: expected {spec.count} problems with distinct ids")
     return list(problems)

@@ -46,14 +46,19 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.n < 1:
-            raise ValueError(f"n must be >= 1, got {self.n}")
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        if self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        import numbers
+
+        from kleval.errors import ConfigError  # a ValueError too; the CLI prints it as one line
+
+        def check(name: str, value: Any, integer: bool, accept, wanted: str) -> None:
+            kind = numbers.Integral if integer else numbers.Real
+            if isinstance(value, bool) or not isinstance(value, kind) or not accept(value):
+                raise ConfigError(f"{name} must be {wanted}, got {value!r}")
+
+        check("n", self.n, True, lambda v: v >= 1, "an integer >= 1")
+        check("temperature", self.temperature, False, lambda v: 0 <= v < float("inf"), "a number >= 0")
+        check("top_p", self.top_p, False, lambda v: 0 < v <= 1, "a number in (0, 1]")
+        check("max_tokens", self.max_tokens, True, lambda v: v >= 1, "an integer >= 1")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -63,7 +63,13 @@ class HFBackend:
         device = options.get("device", "auto")
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        self.device = torch.device(device)
+        try:
+            self.device = torch.device(device)
+        except RuntimeError:
+            raise ConfigError(f"unknown device {device!r}; use cpu, cuda or cuda:N") from None
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ConfigError(f"--device {device}: this torch {torch.__version__} has no usable CUDA; "
+                              "use --device cpu or install a CUDA build of torch")
         self.batch_size = int(options.get("batch_size", 64))
         if self.batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {self.batch_size}")
@@ -76,10 +82,15 @@ class HFBackend:
         load_kwargs: dict[str, Any] = {"dtype": _resolve_dtype(torch, options.get("dtype", "auto"), device)}
         if options.get("attn_implementation"):
             load_kwargs["attn_implementation"] = options["attn_implementation"]
+        from safetensors import SafetensorError
+
         try:
             model = AutoModelForCausalLM.from_pretrained(str(model_path), trust_remote_code=trust, **load_kwargs)
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"cannot load model from {model_path}: {str(exc).splitlines()[0]}") from exc
+        except (OSError, ValueError, RuntimeError, SafetensorError) as exc:  # RuntimeError: shapes off config.json
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if isinstance(exc, RuntimeError) and "mismatched" in str(exc):
+                detail = "the weights' shapes do not match config.json (truncated, edited or another model's weights)"
+            raise CheckpointError(f"cannot load model from {model_path}: {detail}") from None
         self.model = model.to(self.device).eval()
         config = self.model.config
         self.max_model_len = int(options.get("max_model_len") or getattr(config, "max_position_embeddings", 0) or 1 << 30)

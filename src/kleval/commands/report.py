@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 
+from kleval.commands._args import positive_int
+
 HELP = "write the KL-configuration table, figures and index.html for a study directory"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study_dir", metavar="STUDY_DIR", help="a study directory written by `kleval eval`")
-    parser.add_argument("--k", type=int, default=1, help="pass@k shown in the table (default 1)")
+    parser.add_argument("--k", type=positive_int, default=1, help="pass@k shown in the table (default 1)")
     parser.add_argument(
         "--reference", default=None,
         help="row the significance marks compare against, by its name in the table (default: k3-loss when "
@@ -20,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "seeds per row); 'problem' = these checkpoints, paired sign-flip test over problems (default seed)",
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks")
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per CI")
+    parser.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples per CI")
     parser.add_argument("--out", default=None, help="output directory (default STUDY_DIR/report)")
     parser.add_argument("--no-figures", action="store_true", help="write the tables only")
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from kleval.commands._args import positive_float, positive_int
+
 NAME = "verify"
 HELP = "grade gold/completion pairs from a JSONL file with the answer verifier"
 KINDS = ("math", "number", "choice")
@@ -16,8 +18,8 @@ KINDS = ("math", "number", "choice")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, help="JSONL with gold, completion, optional kind and policy")
     parser.add_argument("--output", required=True, help="JSONL to write: the input rows plus verdict fields")
-    parser.add_argument("--workers", type=int, default=2, help="verifier processes (default 2)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="per-item wall-clock limit in seconds")
+    parser.add_argument("--workers", type=positive_int, default=2, help="verifier processes (default 2)")
+    parser.add_argument("--timeout", type=positive_float, default=10.0, help="per-item wall-clock limit in seconds")
 
 
 def read_items(path: str) -> tuple[list[dict], list]:
@@ -45,6 +47,8 @@ def read_items(path: str) -> tuple[list[dict], list]:
             raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
         rows.append(row)
         items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
+    if not rows:
+        raise DataError(f"{path}: no rows to grade (the file is empty)")
     return rows, items
 
 

@@ -123,7 +123,7 @@ def evaluate_distributed(checkpoints: Sequence[Any], spec, out: Path | str, *, a
     with layout.study_lock(out):  # held by the driver: no plain run may interleave with the jobs
         old = layout.read_json(out / layout.HEADER_FILE) if (out / layout.HEADER_FILE).exists() else None
         layout.write_json(out / layout.HEADER_FILE, layout.merge_header(old, header))
-        runner._record_checkpoints(out, checkpoints)
+        checkpoints = runner._record_checkpoints(out, checkpoints)
         todo, done = plan_jobs(checkpoints, tasks, spec, out)
         _say(progress, f"ray: {len(todo)} jobs to run, {len(done)} already finished")
         failures: list[str] = []

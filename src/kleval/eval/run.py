@@ -60,6 +60,9 @@ class EvalSpec:
             raise ConfigError(f"--limit must be >= 1, got {self.limit}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk size must be >= 1, got {self.chunk_size}")
+        if self.verify_workers < 1 or not self.verify_timeout_s > 0:
+            raise ConfigError(f"verify workers must be >= 1 and verify timeout > 0 s, got {self.verify_workers} "
+                              f"and {self.verify_timeout_s}")
 
 
 def task_seed(base_seed: int, task: str) -> int:
@@ -74,8 +77,10 @@ def build_header(spec: EvalSpec, tasks: dict[str, Any]) -> dict[str, Any]:
 
     packages = layout.package_versions()
     task_info = {}
-    for name, task in tasks.items():
-        task_info[name] = {
+    for task in tasks.values():  # keyed like the log files (a --tasks path/x.toml is task "x")
+        if task.name in task_info:
+            raise ConfigError(f"two task specs are both named {task.name!r}; rename one of the .toml files")
+        task_info[task.name] = {
             "spec_hash": task.spec_hash, "prompt_hash": task.prompt_hash,
             "data_file": str(task.data_file) if task.data_file else None, "data_hash": task.data_hash,
             "num_problems": len(task.problems(spec.limit)), "limit": spec.limit,
@@ -87,7 +92,7 @@ def build_header(spec: EvalSpec, tasks: dict[str, Any]) -> dict[str, Any]:
         "sampling": spec.sampling.to_dict(),
         "ks": sorted(spec.ks),
         "backend": spec.backend,
-        "backend_options": spec.backend_options,
+        "backend_options": layout.redact(spec.backend_options),  # never an api_key in clear
         "chunk_size": spec.chunk_size,
         "tasks": task_info,
         "verifier_version": verify.VERIFIER_VERSION,
@@ -107,7 +112,7 @@ def evaluate(checkpoints: Sequence[Any], spec: EvalSpec, out: Path | str, *, pro
         old = layout.read_json(out / layout.HEADER_FILE) if (out / layout.HEADER_FILE).exists() else None
         header = layout.merge_header(old, header)
         layout.write_json(out / layout.HEADER_FILE, header)
-        _record_checkpoints(out, checkpoints)
+        checkpoints = _record_checkpoints(out, checkpoints)
         from kleval.verify import VerifierPool
 
         with VerifierPool(workers=spec.verify_workers, timeout_s=spec.verify_timeout_s) as pool:
@@ -118,11 +123,13 @@ def evaluate(checkpoints: Sequence[Any], spec: EvalSpec, out: Path | str, *, pro
         return write_results(out)
 
 
-def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> None:
+def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> list[Any]:
     """Add the checkpoints to checkpoints.json, with a copy of each kleval run's train_log.jsonl
-    (the report plots it, and must not depend on where the run directory was)."""
+    (the report plots it, and must not depend on where the run directory was); returns them
+    relabelled so a label never means two directories in one study (layout.study_labels)."""
     path = out / layout.CHECKPOINTS_FILE
     known = {c["label"]: c for c in (layout.read_json(path) if path.exists() else [])}
+    checkpoints = layout.study_labels(known, checkpoints)
     for ckpt in checkpoints:
         row = ckpt.to_dict()
         if row.get("train_log") and Path(row["train_log"]).is_absolute():
@@ -131,6 +138,7 @@ def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> None:
             row["train_log"] = known[ckpt.label].get("train_log")
         known[ckpt.label] = row
     layout.write_json(path, sorted(known.values(), key=lambda c: c["label"]))
+    return checkpoints
 
 
 def _copy_train_log(out: Path, source: Path) -> str | None:

@@ -87,8 +87,8 @@ def build_eval_spec(settings: Mapping[str, Any]):
         tasks=tuple(tasks),
         sampling=SamplingParams(**{name: settings[name] for name in _SAMPLING}),
         ks=(ks,) if isinstance(ks, int) else tuple(ks), limit=settings["limit"], backend=settings["backend"],
-        backend_options=options, chunk_size=settings["chunk_size"] or (512 if settings["backend"] == "vllm" else 32),
+        backend_options=options, chunk_size=(512 if settings["backend"] == "vllm" else 32) if settings["chunk_size"] is None else settings["chunk_size"],
         data_dir=None if settings["data_dir"] is None else str(settings["data_dir"]),
         verify_timeout_s=settings["verify_timeout"],
-        **({"verify_workers": settings["verify_workers"]} if settings["verify_workers"] else {}),
+        **({"verify_workers": settings["verify_workers"]} if settings["verify_workers"] is not None else {}),
     )

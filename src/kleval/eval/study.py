@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from kleval.errors import ConfigError, DataError
 
@@ -26,18 +27,43 @@ _TRACKED_PACKAGES = ("kleval", "torch", "transformers", "tokenizers", "vllm", "s
                      "latex2sympy2_extended", "datasets", "numpy", "pandas")
 
 
+def safe_component(name: str, what: str) -> str:
+    """`name` as one path component inside the study; DataError for '..', separators and the like,
+    so nothing named in a checkpoint, task or study file can write outside the study directory."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name
+            or "\0" in name or name.startswith(".")):
+        raise DataError(f"{what} {name!r} cannot name a file in the study (no '/', '..', leading '.' or NUL)")
+    return name
+
+
 def samples_path(study: Path, label: str, task: str) -> Path:
-    return study / "samples" / label / f"{task}.jsonl"
+    return study / "samples" / safe_component(label, "checkpoint label") / f"{safe_component(task, 'task name')}.jsonl"
 
 
 def scores_path(study: Path, label: str, task: str) -> Path:
-    return study / "scores" / label / f"{task}.jsonl"
+    return study / "scores" / safe_component(label, "checkpoint label") / f"{safe_component(task, 'task name')}.jsonl"
+
+
+# What every row of a study log must hold, by the folder the log lives in (docs/study-layout.md).
+LOG_FIELDS: dict[str, dict[str, type]] = {
+    "samples": {"problem_id": str, "sample_index": int, "completion": str, "gold": str},
+    "scores": {"problem_id": str, "sample_index": int, "correct": bool, "status": str},
+}
+
+
+def _row_problem(row: dict[str, Any], fields: Mapping[str, type]) -> str | None:
+    for key, kind in fields.items():
+        value = row.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return f"field {key!r} is missing or not {kind.__name__}"
+    return None
 
 
 def read_jsonl(path: Path, *, repair: bool = False, skip_torn: bool = False) -> list[dict[str, Any]]:
     """Read a JSONL log. A torn tail (a kill mid-write leaves bytes after the last newline) is
     cut off the file when `repair`, ignored when `skip_torn` (a log another process is still
-    writing); a bad complete line is corruption: DataError naming file and line."""
+    writing); a bad complete line is corruption: DataError naming file and line. Rows of
+    samples/ and scores/ logs are checked against LOG_FIELDS."""
     if not path.exists():
         return []
     raw = path.read_bytes()
@@ -48,13 +74,21 @@ def read_jsonl(path: Path, *, repair: bool = False, skip_torn: bool = False) -> 
         with open(path, "r+b") as fh:
             fh.truncate(len(complete) + 1 if complete else 0)
     rows: list[dict[str, Any]] = []
+    in_study = path.suffix == ".jsonl" and (path.parent.parent.parent / HEADER_FILE).is_file()
+    fields = LOG_FIELDS.get(path.parent.parent.name) if in_study else None
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except ValueError as exc:
+            row = json.loads(line)
+        except ValueError as exc:  # also invalid UTF-8 and NUL bytes
             raise DataError(f"{path}:{number}: corrupt log line ({exc}); delete the file to regenerate it") from None
+        if not isinstance(row, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        problem = fields and _row_problem(row, fields)
+        if problem:
+            raise DataError(f"{path}:{number}: {problem}; not a kleval {path.parent.parent.name} row")
+        rows.append(row)
     return rows
 
 
@@ -93,6 +127,8 @@ def read_json(path: Path) -> Any:
         raise DataError(f"{path} not found: is this a kleval study directory?") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from None
 
 
 @contextlib.contextmanager
@@ -128,6 +164,44 @@ def study_lock(study: Path) -> Iterator[None]:
         yield
 
 
+def study_labels(known: Mapping[str, Mapping[str, Any]], checkpoints: Sequence[Any]) -> list[Any]:
+    """Relabel checkpoints so that one label in a study always means one model directory.
+
+    `known`: checkpoints.json rows by label. A checkpoint already in the study keeps its label
+    there (a resume reuses its samples); a new one whose label another directory holds (two runs
+    that both end in .../model) gets its parent folder's name, then a counter, in front.
+    """
+    from dataclasses import replace
+
+    by_path = {str(Path(row["path"]).resolve()): label for label, row in known.items() if row.get("path")}
+    taken = set(known)
+    result = []
+    for ckpt in checkpoints:
+        path = str(Path(ckpt.path).resolve())
+        label = by_path.get(path)
+        if label is None:
+            label = ckpt.label
+            if label in taken:
+                parent = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).parent.name).strip("._")
+                base = label = f"{parent}__{ckpt.label}" if parent else ckpt.label
+                counter = 2
+                while label in taken:
+                    label, counter = f"{base}-{counter}", counter + 1
+        taken.add(label)
+        by_path[path] = label
+        result.append(ckpt if label == ckpt.label else replace(ckpt, label=label))
+    return result
+
+
+_SECRET_KEY = re.compile(r"key|token|secret|password|authorization|credential", re.IGNORECASE)
+REDACTED = "<redacted>"
+
+
+def redact(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Backend options fit for study.json and logs: values of secret-looking keys (api_key, ...) hidden."""
+    return {k: (REDACTED if _SECRET_KEY.search(str(k)) and v else v) for k, v in options.items()}
+
+
 def package_versions() -> dict[str, str]:
     versions = {}
     for name in _TRACKED_PACKAGES:
@@ -151,6 +225,11 @@ def git_revision(path: Path | None = None) -> str | None:
     return rev + ("-dirty" if dirty else "")
 
 
+# Backend options that change what a model generates (the rest, e.g. base_url or concurrency, do not).
+# The chunk size is not among them: samples do not depend on how problems are chunked.
+SAMPLE_AFFECTING_OPTIONS = ("dtype", "max_model_len", "model", "strip_think")
+
+
 # The header fields that decide whether two runs' samples may be mixed in one study.
 def comparability_conflicts(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Reasons why a new run cannot be added to a study written with header `old`."""
@@ -162,6 +241,10 @@ def comparability_conflicts(old: Mapping[str, Any], new: Mapping[str, Any]) -> l
                         "(use `kleval rescore` to re-grade the study)")
     if old.get("backend") != new.get("backend"):
         problems.append(f"backend differs: {old.get('backend')} vs {new.get('backend')}")
+    for key in SAMPLE_AFFECTING_OPTIONS:
+        before, after = (old.get("backend_options") or {}).get(key), (new.get("backend_options") or {}).get(key)
+        if before != after:
+            problems.append(f"backend option {key} differs: study has {before}, this run {after}")
     for name, info in new.get("tasks", {}).items():
         before = old.get("tasks", {}).get(name)
         if before is None:

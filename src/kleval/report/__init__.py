@@ -50,8 +50,10 @@ def build_report(
     table = compute_table(study, k=k, reference=reference, alpha=alpha, confidence=confidence,
                           num_resamples=num_resamples, test=test)
     table_md, table_tex = out / "table.md", out / "table.tex"
-    table_md.write_text(to_markdown(table), encoding="utf-8")
-    table_tex.write_text(to_latex(table), encoding="utf-8")
+    from kleval.eval.study import write_atomic  # a kill mid-report leaves whole files only
+
+    write_atomic(table_md, to_markdown(table))
+    write_atomic(table_tex, to_latex(table))
     made = make_figures(study, table, out) if figures else []
     from kleval.report.samples import write_sample_data
 

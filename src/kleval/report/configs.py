@@ -12,6 +12,7 @@ ordered like the paper: base models, then kleval's presets in PRESETS order, the
 """
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -76,7 +77,7 @@ def group_rows(study: Study) -> list[ConfigRow]:
     names = {key: _name(key) if isinstance(key, RunSettings) else key[1] for key in groups}
     keys = sorted(groups, key=lambda k: _sort_key(k if isinstance(k, RunSettings) else None, names[k]))
     displays = _displays(keys, names)
-    rows, extra_colours, used = [], iter(_EXTRA_COLOURS * 4), set()
+    rows, extra_colours, used = [], itertools.cycle(_EXTRA_COLOURS), set()  # any number of rows
     for key in keys:
         settings = key if isinstance(key, RunSettings) else None
         colour = PRESET_COLOURS.get(names[key])

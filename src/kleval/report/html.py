@@ -148,5 +148,7 @@ def write_index(out_dir: Path, study_name: str, header: dict, table: Table, figu
         f"<style>{_STYLE}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
     path = out_dir / "index.html"
-    path.write_text(page, encoding="utf-8")
+    from kleval.eval.study import write_atomic  # a kill mid-write never leaves half a page
+
+    write_atomic(path, page)
     return path

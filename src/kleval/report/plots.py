@@ -74,13 +74,18 @@ def _pyplot():
     plt.rcParams.update({
         "figure.dpi": 110, "savefig.dpi": 150, "font.size": 9, "axes.spines.top": False,
         "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3, "svg.hashsalt": "kleval",
+        "text.parse_math": False,  # names are data: a '$' in a task or run name is a dollar, not TeX
     })
     return plt
 
 
 def _save(fig, out_dir: Path, stem: str) -> None:
-    fig.savefig(out_dir / f"{stem}.png", bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(out_dir / f"{stem}.pdf", bbox_inches="tight", metadata={"CreationDate": None, "Producer": None})
+    import os
+
+    for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
+        partial = out_dir / f".{stem}.{ext}.tmp"  # then renamed: a kill never leaves half a figure
+        fig.savefig(partial, format=ext, bbox_inches="tight", metadata=metadata)
+        os.replace(partial, out_dir / f"{stem}.{ext}")
 
 
 def _legend(fig, axes, rows: list[ConfigRow], styles: dict[str, Style]) -> None:

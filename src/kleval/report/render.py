@@ -52,7 +52,7 @@ def caption(table: Table) -> str:
 
 
 def to_markdown(table: Table) -> str:
-    header = ["Configuration", "β", "seeds", "step"] + [_column_title(c) for c in table.columns]
+    header = ["Configuration", "β", "seeds", "step"] + [markdown_escape(_column_title(c)) for c in table.columns]
     lines = [
         f"# KL configurations: pass@{table.k}",
         "",
@@ -60,7 +60,7 @@ def to_markdown(table: Table) -> str:
         "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|",
     ]
     for row in table.rows:
-        name = row.display + (" (ref)" if row is table.reference else "")
+        name = markdown_escape(row.display) + (" (ref)" if row is table.reference else "")
         cells = [name, _beta(row), str(len(row.runs)), _step(row)]
         for column in table.columns:
             cell = table.cells.get((row.display, column.name))
@@ -74,6 +74,14 @@ def to_markdown(table: Table) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", caption(table), ""]
     return "\n".join(lines)
+
+
+_MARKDOWN_SPECIALS = {ch: "\\" + ch for ch in "\\`*[]|$"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def markdown_escape(text: str) -> str:
+    """Names are data: no Markdown, HTML or math from a task or run name ('|' would split the row)."""
+    return "".join(_MARKDOWN_SPECIALS.get(ch, ch) for ch in text)
 
 
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
