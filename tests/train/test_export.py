@@ -4,7 +4,7 @@ from dataclasses import replace
 import pytest
 
 from kleval.cli import main
-from kleval.klconfig import PRESETS, KLConfig, RunSettings, trainers
+from kleval.klconfig import PRESETS, KLConfig, trainers
 from kleval.train.export import _nest, export
 from kleval.train.tiny import tiny_config
 
