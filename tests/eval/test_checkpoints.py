@@ -192,3 +192,21 @@ def test_glob_over_runs_gives_unique_safe_labels(tiny_checkpoint, tmp_path):
     assert len(labels) == len(set(labels)) == 4  # the repeated x1/model spec is counted once
     assert all(all(ch.isalnum() or ch in "._-" for ch in label) for label in labels)
     assert {"x1__model", "x2__model"} <= set(labels)
+
+
+def test_checkpoints_json_round_trip_and_older_entries():
+    from kleval.eval.checkpoints import Checkpoint
+    from kleval.klconfig import KLConfig, RunSettings
+
+    settings = RunSettings("verl", KLConfig("k3", "loss", 0.001, clamp=10.0, clamp_mode="hard"), "grpo", "token-mean", 8)
+    ckpt = Checkpoint(Path("exp/global_step_1/actor/huggingface"), "exp__step1", "verl", 1, "exp", "tok", settings)
+    assert Checkpoint.from_dict(json.loads(json.dumps(ckpt.to_dict()))) == ckpt
+    old_kleval = {"label": "r__step2", "format": "kleval", "step": 2, "run": "r", "preset": "k1-reward",
+                  "kl": {"estimator": "k1", "placement": "reward", "beta": 1.0, "source": "kleval"},
+                  "train_config": {"kl": {"estimator": "k1", "placement": "reward", "beta": 1.0},
+                                   "algorithm": "rloo", "loss_aggregation": "seq-mean-token-sum"}}
+    assert Checkpoint.from_dict(old_kleval).kl_label == "k1-reward β=1"
+    old_foreign = {"label": "o", "format": "openrlhf", "kl": {"estimator": "k1+k3", "placement": "both",
+                                                              "beta": None, "source": "openrlhf"}}
+    assert Checkpoint.from_dict(old_foreign).kl_label == "unknown (openrlhf)"
+    assert Checkpoint.from_dict({"label": "base", "format": "hf"}).settings is None

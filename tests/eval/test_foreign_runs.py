@@ -95,3 +95,20 @@ def test_eval_and_report_keep_every_configuration_apart(runs, tmp_path, capsys):
                  "k3-loss clamp(hard)=10 β=0.001 (openrlhf)", "k3-loss iw-token β=0.04 (trl-grpo)"):
         assert f"| {name} |" in report
     assert (out / "report" / "training_curves.png").is_file()
+
+
+def test_trainer_config_flag_labels_checkpoints_saved_apart_from_their_config(tiny_checkpoint, tmp_path, monkeypatch,
+                                                                              capsys):
+    import kleval.backends
+
+    monkeypatch.setattr(kleval.backends, "make_backend", lambda *a, **k: RecordingBackend())
+    run = tmp_path / "copied_steps"
+    shutil.copytree(tiny_checkpoint, run / "global_step_7" / "actor" / "huggingface")
+    args = ["eval", "--checkpoints", str(run), "--tasks", "arith_add", "--limit", "2", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    captured = capsys.readouterr()
+    assert "| unknown (verl) |" in captured.out and "--trainer-config" in captured.err
+    config = tmp_path / "config.yaml"
+    shutil.copy(FIXTURES / "verl" / "config.yaml", config)
+    assert main([*args, "--out", str(tmp_path / "b"), "--trainer-config", str(config)]) == 0
+    assert "| k3-loss clamp(hard)=10 β=0.001 (verl) |" in capsys.readouterr().out

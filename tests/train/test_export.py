@@ -4,7 +4,7 @@ from dataclasses import replace
 import pytest
 
 from kleval.cli import main
-from kleval.klconfig import PRESETS, KLConfig, RunSettings, trainers
+from kleval.klconfig import PRESETS, KLConfig, trainers
 from kleval.train.export import _nest, export
 from kleval.train.tiny import tiny_config
 
@@ -78,3 +78,43 @@ def test_trl_export_sets_bias_correction_from_importance_weighting():
 def test_cli_export(capsys):
     assert main(["train", "--tiny", "--export", "trl", "--preset", "k3-loss", "--beta", "0.05"]) == 0
     assert "GRPOConfig(beta=0.05" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["k1-reward", "k3-loss", "k2-loss", "k3-both", "none"])
+def test_round_trip_through_the_checkpoint_readers(name, tmp_path):
+    """Exported settings written as each trainer saves them (verl: merged into its Hydra config;
+    OpenRLHF: the nested args; TRL: its own config class, torch.save'd) read back to the same KL."""
+    import json
+    from pathlib import Path
+
+    from omegaconf import OmegaConf
+
+    from kleval.eval.trainer_configs import read_openrlhf, read_trl_args, read_verl
+
+    config = _config(name, algorithm="grpo", loss_aggregation="token-mean")
+    wanted = config.kl.canonical()
+
+    def same(kl):
+        return (replace(kl, clamp=None) if kl.clamp_mode == "hard" else kl) == wanted
+
+    verl = export(config, "verl")
+    hydra = OmegaConf.load(Path(__file__).parents[1] / "eval" / "fixtures" / "verl" / "config.yaml")
+    for key, value in verl.settings.items():
+        OmegaConf.update(hydra, key, value)
+    OmegaConf.save(hydra, tmp_path / "config.yaml")
+    assert same(read_verl(tmp_path / "config.yaml")[0].settings.kl)
+
+    openrlhf = export(config, "openrlhf")
+    if not openrlhf.unexpressible:
+        (tmp_path / "args.json").write_text(json.dumps(_nest(openrlhf.settings)))
+        assert same(read_openrlhf(tmp_path / "args.json")[0].settings.kl)
+
+    trl_export = export(config, "trl")
+    if not trl_export.unexpressible:
+        trl = pytest.importorskip("trl")
+        import torch
+
+        args = getattr(trl, trl_export.config_class)(output_dir="out", report_to="none", use_cpu=True, bf16=False,
+                                                     **{k: v for k, v in trl_export.settings.items() if v is not None})
+        torch.save(args, tmp_path / "training_args.bin")
+        assert same(read_trl_args(tmp_path / "training_args.bin")[0].settings.kl)

@@ -133,7 +133,7 @@ def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> list[Any]:
     for ckpt in checkpoints:
         row = ckpt.to_dict()
         if row.get("train_log") and Path(row["train_log"]).is_absolute():
-            row["train_log"] = _copy_train_log(out, Path(row["train_log"]))
+            row["train_log"] = _copy_train_log(out, Path(row["train_log"]), run_key=str(Path(row["path"]).parent))
         elif ckpt.label in known and not row.get("train_log"):
             row["train_log"] = known[ckpt.label].get("train_log")
         known[ckpt.label] = row
@@ -141,14 +141,20 @@ def _record_checkpoints(out: Path, checkpoints: Sequence[Any]) -> list[Any]:
     return checkpoints
 
 
-def _copy_train_log(out: Path, source: Path) -> str | None:
-    """Copy a run's train log into STUDY/train_logs/ (refreshed on every evaluation); its study path."""
+def _copy_train_log(out: Path, source: Path, run_key: str) -> str | None:
+    """Copy what the report plots of a run's train log (step and TRAIN_METRICS, no wall-clock
+    timings, so the copy is reproducible) into STUDY/train_logs/, refreshed on every evaluation;
+    returns its path in the study. The copy is named by the run directory as the checkpoint path
+    was given, so the same study written from the same (relative) paths names it the same."""
+    from kleval.report.plots import TRAIN_METRICS
+
     if not source.is_file():
         return None
-    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:8]
+    keys = ("step", *(key for key, _ in TRAIN_METRICS))
+    digest = hashlib.sha256(run_key.encode()).hexdigest()[:8]
     relative = f"{TRAIN_LOGS_DIR}/{source.parent.name}-{digest}.jsonl"
     rows = layout.read_jsonl(source, skip_torn=True)  # a run still writing may have a torn last line
-    layout.write_atomic(out / relative, layout.jsonl_text(rows))
+    layout.write_atomic(out / relative, layout.jsonl_text({k: r[k] for k in keys if k in r} for r in rows))
     return relative
 
 
