@@ -79,6 +79,11 @@ def finish_batch(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, repea
     return RolloutBatch(prompt_ids, prompt_mask, response_ids, response_mask, texts, truncated, prompt_index)
 
 
+def output_cache(out):
+    """The KV cache a forward returned (`cache` in transformers 5.2x, `past_key_values` before)."""
+    return out["cache"] if "cache" in out else out["past_key_values"]
+
+
 def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt: int, max_new_tokens: int,
                 temperature: float, generator=None) -> RolloutBatch:
     """Sample with a hand-written KV-cached loop (see module docstring)."""
@@ -98,10 +103,10 @@ def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt:
     with torch.no_grad():
         if padded:
             out = model(input_ids=prompt_ids, attention_mask=attention_mask, position_ids=positions, use_cache=True)
-            cache, logits = out.past_key_values, out.logits[:, -1, :]  # logits [B, V]
+            cache, logits = output_cache(out), out.logits[:, -1, :]  # logits [B, V]
         else:  # each prompt once, its cache shared by its samples (rows are grouped per prompt)
             out = model(input_ids=prompt_ids[::samples_per_prompt], use_cache=True)
-            cache = out.past_key_values
+            cache = output_cache(out)
             cache.batch_repeat_interleave(samples_per_prompt)
             logits = out.logits[:, -1, :].repeat_interleave(samples_per_prompt, 0)  # [B, V]
         next_position = positions[:, -1:] + 1
@@ -117,7 +122,7 @@ def sample_tiny(model, tokenizer, prompts: Sequence[str], *, samples_per_prompt:
                 attention_mask = torch.cat([attention_mask, torch.ones_like(attention_mask[:, :1])], -1)
             out = model(input_ids=token.unsqueeze(-1), attention_mask=attention_mask, position_ids=next_position,
                         use_cache=True, **{cache_argument(model): cache})
-            cache, next_position = out.past_key_values, next_position + 1
+            cache, next_position = output_cache(out), next_position + 1
             logits = out.logits[:, -1, :]
     response_ids = torch.stack(tokens, -1)  # [B, T'] with T' <= max_new_tokens
     return finish_batch(tokenizer, prompt_ids, prompt_mask, response_ids, eos_id, samples_per_prompt)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from kleval.backends.common import cache_argument
-from kleval.train.rollout import RolloutBatch
+from kleval.train.rollout import RolloutBatch, output_cache
 
 HEAD_CHECK_TOLERANCE = 1e-3
 
@@ -112,7 +112,7 @@ class Scorer:
             # Forward 1's output stays in the graph: FSDP runs its backward hooks from it.
             out = body(input_ids=rows.prompt_ids[::group], use_cache=True, **({"logits_to_keep": 1} if extra else {}))
             first = self._states_of(out)[:, -1:].repeat_interleave(group, 0)  # [m, 1, H or V]
-            cache = out.past_key_values
+            cache = output_cache(out)
             cache.batch_repeat_interleave(group)
             inputs = rows.response_ids[:, :-1]  # [m, T - 1]; T >= 2 (shared_prompt_group)
             positions = torch.arange(prompt_len, prompt_len + response_len - 1, device=inputs.device)
