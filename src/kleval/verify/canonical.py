@@ -37,6 +37,8 @@ class Canon:
     source: str  # the normalized string it came from
     brackets: str = ""  # seq only: the opening and closing bracket, e.g. "(]" for a half-open interval
     named: str = ""  # "y = 2x+1" when the value came from dropping a naming left side (compare may need it)
+    name: str = ""  # that left side, spaces removed ("y", "f^{-1}(x)", "(a,b)"): two named answers need the same name
+    expanded: bool = False  # list only: the values of one `\pm` expression (flattened into an enclosing list)
 
     def show(self) -> str:
         if self.kind in ("seq", "set", "list", "union"):
@@ -50,6 +52,8 @@ class Canon:
             return inner
         if self.kind == "base":
             return f"{self.value[0]}_{self.value[1]}"
+        if self.kind == "family":
+            return "{" + ", ".join(str(e) for e in self.value[1]) + f" : {self.value[0]} integer}}"
         try:
             return str(self.value)
         except ValueError:  # an integer past Python's int-to-str digit limit
@@ -58,7 +62,7 @@ class Canon:
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _NUMBER_RE = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
-_THOUSANDS_RE = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS_RE = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _FRAC_RE = re.compile(r"^([-+]?)\\frac\{\s*([-+]?\d+)\s*\}\{\s*([-+]?\d+)\s*\}$|^([-+]?\d+)\s*/\s*([-+]?\d+)$")
 _SCI_RE = re.compile(r"^([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?$")
 _REPEATING_RE = re.compile(r"^([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
@@ -219,20 +223,119 @@ def _simplify_relation_text(s: str) -> str:
     return s
 
 
-_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?)?(?:\([^()=]*\))?"
+_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?|\^\{-1\})?(?:\([^()=]*\))?"
 _NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))$")
 
 
-def _drop_named_lhs(s: str) -> str:
-    """`x = 3` -> `3`, `(b,c) = (6,5)` -> `(6,5)`, `f(n) = n` -> `n`: the left side only names the answer."""
+def _drop_named_lhs(s: str) -> tuple[str, str]:
+    """(`3`, `x`) for `x = 3`, (`(6,5)`, `(b,c)`) for `(b,c) = (6,5)`, (`n`, `f(n)`) for `f(n) = n`:
+    the left side only names the answer. ("", s) when s is not such an assignment."""
     depths = _scan_brackets(s)
     cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")]
     if len(cuts) != 1:
-        return s
+        return "", s
     lhs, rhs = s[: cuts[0]].strip(), s[cuts[0] + 1 :].strip()
     if rhs and _NAMED_LHS.match(lhs):
-        return rhs
-    return s
+        return re.sub(r"\s+", "", lhs), rhs
+    return "", s
+
+
+def expand_pm(s: str, limit: int = 3) -> list[str]:
+    """`a \\pm b` -> [`a + b`, `a - b`] (and \\mp the other way), for up to `limit` signs; [s] without one."""
+    m = re.search(r"\\(pm|mp)(?![a-zA-Z])|±|∓", s)
+    if m is None or limit == 0:
+        return [s]
+    first, second = ("-", "+") if m.group(0) in ("\\mp", "∓") else ("+", "-")
+    head, tail = s[: m.start()], s[m.end() :]
+    return [v for sign in (first, second) for v in expand_pm(f"{head} {sign} {tail}", limit - 1)]
+
+
+_FAMILY_SUFFIX = re.compile(
+    r"(?:,|;|\\text\{[^{}]{0,30}\})? ?(?:\\text\{ ?(?:for|where|with) ?(?:all|any|some|every)? ?(?:integers?)? ?\}|for|where)? ?"
+    r"\(?([a-zA-Z])\)? ?(?:\\in ?\\mathbb ?\{?Z\}?|\\in ?\\Z\b|\\text\{ ?(?:is an|are|is any)? ?integers? ?\}|(?:is an|is any) integer)$"
+    r"|(?:,|;)? ?\\text\{ ?(?:for|where) ?(?:all|any|some|every)? ?integers? ?\}? ?\(?([a-zA-Z])\)?\}?$")
+_SET_BUILDER = re.compile(r"^\\\{ ?([a-zA-Z]) ?(?:\\in ?\(-\\infty, ?\\infty\) ?)?(?:\\mid|\||:) ?(.+)\\\}$")
+_REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_NUMBER_WORDS.update({w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)})
+_FUNCTION_WORDS = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "arcsin", "arccos", "arctan", "sinh",
+                   "cosh", "tanh", "min", "max", "gcd", "lcm", "det", "mod", "deg", "lim", "inf", "sup", "arg", "ker"}
+_TIME_RE = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?)?$", re.IGNORECASE)
+_UNIT_VECTOR = re.compile(r"\\(?:mathbf|vec|hat|boldsymbol)\{ ?\\?([ijk]|imath|jmath) ?\}")
+
+
+def number_from_words(text: str) -> int | None:
+    """`seventeen` -> 17, `twenty-one` -> 21, `three hundred five` -> 305 (English words below a million), else None."""
+    words = [w for w in re.split(r"[\s\-]+", text.lower().replace(" and ", " ")) if w]
+    if not words or len(words) > 8:
+        return None
+    total, current = 0, 0
+    for word in words:
+        if word in _NUMBER_WORDS:
+            current += _NUMBER_WORDS[word]
+        elif word == "hundred" and current:
+            current *= 100
+        elif word == "thousand":
+            total, current = total + max(current, 1) * 1000, 0
+        else:
+            return None
+    return total + current
+
+
+def _text_value(key: str, source: str, policy: Policy) -> "Canon":
+    """A worded answer: a number word, a number with a label (`17 apples`), the real line, yes/no, or words."""
+    import sympy
+
+    number = number_from_words(key)
+    if number is not None:
+        return Canon("number", sympy.Integer(number), source)
+    m = re.fullmatch(r"([-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)) ?[a-z][a-z \-]{0,30}", key)
+    if m and _fast_number(m.group(1).replace(",", "")) is not None:
+        return Canon("number", _fast_number(m.group(1).replace(",", "")), source)
+    if key in _REAL_LINE_WORDS:
+        return canonicalize("(-\\infty,\\infty)", policy)
+    yes_no = re.match(r"^(yes|no)\b(?:[,.;!:]|$)", key)
+    if yes_no:  # "Yes, it is possible": the answer is the yes
+        return Canon("text", yes_no.group(1), source)
+    return Canon("text", key, source)
+
+
+def _family(s: str, policy: Policy) -> "Canon | None":
+    """`x = k\\pi, k \\in \\mathbb{Z}` -> a family: expressions in one integer parameter."""
+    m = _FAMILY_SUFFIX.search(s)
+    if not m:
+        return None
+    parameter = m.group(1) or m.group(2)
+    body = s[: m.start()].strip().rstrip(",;").strip()
+    if not body or parameter not in body:
+        return None
+    members = canonicalize(body, policy)
+    parts = members.value if members.kind == "list" else (members,)
+    exprs = []
+    for part in parts:
+        if part.kind not in ("expr", "number"):
+            return None
+        exprs.append(part.value)
+    return Canon("family", (parameter, tuple(exprs)), s, name=members.name or (parts[0].name if parts else ""))
+
+
+def _unit_vector_components(s: str) -> "Canon | None":
+    """`5\\mathbf{i} - 3\\mathbf{j}` -> the column (5, -3): coefficients of the unit vectors."""
+    import sympy
+
+    replaced = _UNIT_VECTOR.sub(lambda m: {"i": " u_{1}", "j": " u_{2}", "k": " u_{3}", "imath": " u_{1}",
+                                           "jmath": " u_{2}"}[m.group(1)], s)
+    expr = _exactify(_latex_to_sympy(replaced))
+    units = [sympy.Symbol(f"u_{n}") for n in (1, 2, 3)]
+    size = 3 if units[2] in expr.free_symbols else 2
+    expanded = sympy.expand(expr)
+    coefficients = [expanded.coeff(u) for u in units[:size]]
+    rest = sympy.expand(expanded - sum(c * u for c, u in zip(coefficients, units)))
+    if rest != 0 or any(c.free_symbols & set(units) for c in coefficients):
+        raise ParseFailure("unit-vector notation with terms that are not along i, j, k")
+    return Canon("seq", tuple(Canon("number" if c.is_number else "expr", c, str(c)) for c in coefficients), s, "()")
 
 
 def _opaque_key(s: str) -> str:
@@ -249,6 +352,14 @@ def _opaque_key(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
+def _flatten(items) -> tuple["Canon", ...]:
+    """Members of a list or set, with each `\\pm` expansion spliced in (`0, \\pm 1` is three values)."""
+    out: list[Canon] = []
+    for item in items:
+        out.extend(item.value if item.kind == "list" and item.expanded else (item,))
+    return tuple(out)
+
+
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
     s = s.strip()
@@ -259,16 +370,29 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if is_text_wrapped(s):
         key = text_key(s, policy)
         fast = _fast_number(key)
-        return Canon("number", fast, s) if fast is not None else Canon("text", key, s)
+        return Canon("number", fast, s) if fast is not None else _text_value(key, s, policy)
+    if re.fullmatch(r"[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?", s):  # "1 000": a space groups thousands
+        return Canon("number", _fast_number(s.replace(" ", "")), s)
+    time = _TIME_RE.match(s)
+    if time and (time.group(2) == "00" or time.group(3) or time.group(4)):  # 12:00 is a clock time, not 12/0
+        suffix = (time.group(4) or "").replace(".", "").lower()
+        seconds = f":{time.group(3)}" if time.group(3) else ""
+        return Canon("text", f"{int(time.group(1))}:{time.group(2)}{seconds}{suffix}", s)
+    builder = _SET_BUILDER.match(s)
+    if builder:
+        return canonicalize(builder.group(2), policy)
+    family = _family(s, policy)
+    if family is not None:
+        return family
     if policy.comma != "list" and _THOUSANDS_RE.match(s):
         return Canon("number", _fast_number(s), s)
     if policy.comma == "thousands" and re.fullmatch(r"[-+]?\d[\d,]*(?:\.\d+)?", s):
         return Canon("number", _fast_number(s.replace(",", "")), s)
     s = _split_words(s)
     if policy.equation_rhs:
-        rhs = _drop_named_lhs(s)
-        if rhs != s:
-            return replace(canonicalize(rhs, policy), named=s)
+        name, rhs = _drop_named_lhs(s)
+        if name:
+            return replace(canonicalize(rhs, policy), named=s, name=name)
     s = _simplify_relation_text(s)
 
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
@@ -280,7 +404,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         opener, closer, body = outer
         elements = split_top_level(body) if body else []
         if opener == "{":
-            return Canon("set", tuple(canonicalize(e, policy) for e in elements if e), s)
+            return Canon("set", _flatten(canonicalize(e, policy) for e in elements if e), s)
         if len(elements) > 1:
             return Canon("seq", tuple(canonicalize(e, policy) for e in elements), s, opener + closer)
         if opener == "(" and body:
@@ -288,10 +412,15 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     parts = split_top_level(s)
     parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
     if len(parts) > 1:
-        return Canon("list", tuple(canonicalize(p, policy) for p in parts), s)
+        return Canon("list", _flatten(canonicalize(p, policy) for p in parts), s)
     if not parts:
         raise ParseFailure("only separators, no answer")
     s = parts[0]
+    variants = expand_pm(s)
+    if len(variants) > 1:  # \frac{-3 \pm \sqrt{17}}{2}: the list of its values
+        return Canon("list", _flatten(canonicalize(v, policy) for v in variants), s, expanded=True)
+    if _UNIT_VECTOR.search(s):
+        return _unit_vector_components(s)
 
     base = _BASE_RE.match(s)
     if base and not base.group(1).isalpha():
@@ -303,6 +432,11 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("set", (), s)
     if _WORDS_RE.match(s) and len(s) > 1 and not re.fullmatch(r"[a-z]\w?", s):
         return Canon("text", text_key(s, policy), s)
+    bare_words = re.sub(r"\\(?:begin|end|operatorname|mathrm|text)\{[^{}]*\}", " ", s)
+    prose = [w for w in re.findall(r"(?<![\\A-Za-z])[A-Za-z]{3,}", bare_words) if w.lower() not in _FUNCTION_WORDS]
+    if len(prose) >= 2 or (prose and len(prose[0]) >= 5):
+        # words are never a product of symbols ("miles per hour" is not m*i*l*e*s*p*e*r*h*o*u*r)
+        raise ParseFailure(f"prose, not math: {' '.join(prose[:4])!r}")
     too_big = _check_size(s)
     if too_big is not None:
         return Canon("opaque", _opaque_key(s), s)
@@ -310,6 +444,11 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         import sympy
 
         matrix = _latex_to_sympy(s)
+        if isinstance(matrix, sympy.MatrixExpr) and not isinstance(matrix, sympy.MatrixBase):
+            try:  # "2\begin{pmatrix}..\end{pmatrix}": a scalar times a matrix is a matrix
+                matrix = matrix.as_explicit()
+            except (TypeError, ValueError, AttributeError) as exc:
+                raise ParseFailure(f"matrix expression did not evaluate: {exc}") from exc
         if not isinstance(matrix, sympy.MatrixBase):
             raise ParseFailure("matrix environment did not parse as a matrix")
         rows = tuple(tuple(_exactify(x) for x in matrix.row(r)) for r in range(matrix.rows))

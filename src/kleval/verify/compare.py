@@ -110,7 +110,16 @@ def _identical_at_points(a: Any, b: Any) -> bool | None:
     return True if agreed >= 2 else None
 
 
+def _undefined(x: Any) -> bool:
+    """A value from a division by zero or an indeterminate form (`12:00` read as 12/0): it equals nothing."""
+    import sympy
+
+    return bool(x.has(sympy.zoo, sympy.nan)) if isinstance(x, sympy.Basic) else False
+
+
 def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
+    if _undefined(a) or _undefined(b):
+        return False, "undefined-value"
     if a.is_number and b.is_number:
         return _numbers_equal(a, b, policy), "numeric-exact" if policy.relative_tolerance == 0 else "numeric-tolerance"
     if a == b:
@@ -205,15 +214,42 @@ def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] 
 
 
 def _rhs_if_assignment(c: Canon) -> Canon | None:
-    """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the right is a number."""
+    """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the left side is a
+    computation without variables; `|r-s| = 16` -> `16` when a single term (no sum) names the quantity.
+    `x^2+3 = 3` (a sum on the left) or `a+3z = 0` (an equation set to zero) is never its right side."""
     import sympy
 
-    if c.kind == "relation" and isinstance(c.value, sympy.Eq) and (
-        isinstance(c.value.lhs, sympy.Symbol) or c.value.rhs.is_number
-    ):
+    lhs, rhs = (c.value.lhs, c.value.rhs) if c.kind == "relation" and isinstance(c.value, sympy.Eq) else (None, None)
+    if lhs is None:
+        return None
+    names_quantity = rhs.is_number and rhs != 0 and not isinstance(lhs, sympy.Add)  # `|r-s| = 16`, `2x = 6`
+    if isinstance(lhs, sympy.Symbol) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
     return None
+
+
+def _decimal_comma(number: Canon, pair: Canon) -> bool | None:
+    """`1000,99` or `0,111` (one comma, not a thousands group) against a non-integer number: a decimal comma."""
+    import re
+
+    if number.kind != "number" or pair.kind != "list" or len(pair.value) != 2 or number.value.is_integer:
+        return None
+    m = re.fullmatch(r"(-?\d+),(\d+)", pair.source.strip())
+    if not m or (len(m.group(2)) == 3 and m.group(1) != "0"):
+        return None
+    import sympy
+
+    return bool(number.value == sympy.Rational(f"{m.group(1)}.{m.group(2)}"))
+
+
+def _distinct(items: tuple[Canon, ...], policy: Policy) -> tuple[Canon, ...]:
+    """A set's members with repeats removed (`\\{1, 2, 2\\}` is `\\{1, 2\\}`)."""
+    kept: list[Canon] = []
+    for item in items:
+        if not any(equal(item, other, policy)[0] for other in kept):
+            kept.append(item)
+    return tuple(kept)
 
 
 def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
@@ -221,6 +257,12 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     import sympy
 
     g, p = gold, pred
+    if g.name and p.name and g.name != p.name:
+        return False, "name-mismatch"  # x = 4 is not y = 4; x=2, y=-1 is not x=-1, y=2
+    if g.kind == "family" or p.kind == "family":
+        from kleval.verify.families import families_equal
+
+        return (g.kind == p.kind and families_equal(g.value, p.value)), "family-as-set"
     if g.kind == "opaque" or p.kind == "opaque":
         return (g.kind == p.kind and g.value == p.value), "size-guard-string"
     if g.kind == "text" or p.kind == "text":
@@ -229,9 +271,23 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         return gk == pk, "text"
     if g.kind == "base" and p.kind == "base":
         return g.value == p.value, "base-n-digits"  # 123_4 is not 123_5
+    if g.kind == "base" and p.kind == "number":
+        # the gold names a base and the answer omits the subscript: the digits must match
+        return g.value[0] == str(p.value), "base-n-digits"
+    if p.kind == "base" and g.kind == "number":
+        # a base-n answer to a decimal gold is its value: 62_8 is 50, not 62
+        digits, base = p.value
+        try:
+            value = int(digits, base) if 2 <= base <= 36 else None
+        except ValueError:
+            value = None
+        return value is not None and g.value == value, "base-n-value"
     if g.kind == "base" or p.kind == "base":
-        digits = lambda c: c.value[0] if c.kind == "base" else str(c.value) if c.kind == "number" else c.source
-        return digits(g) == digits(p), "base-n-digits"
+        return False, f"{g.kind}-vs-{p.kind}"
+    if policy.decimal_comma:
+        decimal = _decimal_comma(g, p) or _decimal_comma(p, g)
+        if decimal is not None:
+            return decimal, "decimal-comma"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):
         whole = _whole_equations(g, p, policy)
         if whole is not None:
@@ -292,6 +348,8 @@ def _grouped_equal(g: Canon, p: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind in unordered and p.kind in unordered:
         if g.kind == "list" and p.kind == "list" and not policy.unordered_lists:
             return _match_ordered(g.value, p.value, policy), "list-ordered"
+        if "set" in (g.kind, p.kind):
+            return _match_unordered(_distinct(g.value, policy), _distinct(p.value, policy), policy), "set-unordered"
         return _match_unordered(g.value, p.value, policy), "set-unordered"
     # A tuple against a bare list: accepted only in the same order ("(1, 2)" vs "1, 2"); a set
     # `\{1, 2\}` is never a point or an interval.

@@ -7,18 +7,20 @@ decided and a one-line explanation. Wall-clock limits live in kleval.verify.pool
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
 from kleval.types import AnswerKind, Status, Verdict
-from kleval.verify import extract
-from kleval.verify.canonical import Canon, ParseFailure, canonicalize
+from kleval.verify import extract, grammar
+from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
+from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.normalize import normalize_span, text_key, unit_of
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "1.3.0"
+VERIFIER_VERSION = "2.0.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -39,10 +41,12 @@ def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:
         text = completion.strip()
         return (text or None), "whole-completion"
     if policy.choice_letters:
-        return extract.find_choice_answer(completion, policy.choice_letters)
+        return find_choice_answer(completion, policy.choice_letters)
     if policy.allow_last_number:
-        return extract.find_gsm8k_answer(completion)
-    return extract.find_math_answer(completion)
+        return grammar.find_gsm8k_answer(completion)
+    if policy.final_line_number:
+        return grammar.find_number_answer(completion)
+    return grammar.find_math_answer(completion)
 
 
 def _choice_letter(text: str, letters: str) -> str | None:
@@ -76,13 +80,21 @@ def _verify_literal(gold: str, span: str | None, how: str) -> Verdict:
 def verify(
     *, gold: str, completion: str, kind: AnswerKind | str = "math", policy: str | Policy = "default"
 ) -> Verdict:
-    """Grade `completion` against `gold`. Never executes model text; never raises on model text."""
+    """Grade `completion` against `gold`. Never executes model text; never raises on model text.
+
+    The verdict names the policy (`Verdict.policy`) and the rule (`Verdict.rule`) that decided.
+    """
     if policy == "countdown":  # an expression graded by its value, not an answer compared with a gold
         from kleval.countdown import verify_countdown
 
-        return verify_countdown(gold=gold, completion=completion)
+        return dataclasses.replace(verify_countdown(gold=gold, completion=completion), policy="countdown")
     kind_value = AnswerKind(kind).value
     chosen = resolve_policy(policy, kind_value)
+    verdict = _verify(gold, completion, chosen)
+    return dataclasses.replace(verdict, policy=chosen.name)
+
+
+def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
     span, how = _find_span(completion or "", chosen)
@@ -98,6 +110,9 @@ def verify(
         return Verdict(Status.GOLD_ERROR, span, None, None, "gold", f"gold {gold!r} does not parse: {exc}")
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
+    if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs
+        return Verdict(Status.PARSE_ERROR, span[:200], gold_canon.show(), None, "size-guard",
+                       f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
     gold_unit, pred_unit = unit_of(_gold_span(gold, chosen)), unit_of(span)
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
