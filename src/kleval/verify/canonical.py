@@ -217,9 +217,11 @@ def _simplify_relation_text(s: str) -> str:
         return m.group(1).strip()
     if len(split_top_level(s)) > 1:
         return s  # "x=3, x=-2" is a list of two equations, not a chain ending in -2
-    parts = re.split(r"(?<![<>!\\])=(?!=)", s)
-    if len(parts) > 2 and all(p.strip() for p in parts):
-        return parts[0].strip() + " = " + parts[-1].strip()
+    depths = _scan_brackets(s)  # only top-level `=` chain: "(f(n) = n, g(n) = 1)" is a tuple of equations
+    cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")
+            and s[i + 1 : i + 2] != "="]
+    if len(cuts) >= 2 and s[: cuts[0]].strip() and s[cuts[-1] + 1 :].strip():
+        return s[: cuts[0]].strip() + " = " + s[cuts[-1] + 1 :].strip()
     return s
 
 

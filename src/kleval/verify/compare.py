@@ -215,14 +215,15 @@ def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] 
 
 def _rhs_if_assignment(c: Canon) -> Canon | None:
     """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the left side is a
-    computation without variables; `|r-s| = 16` -> `16` when a single term (no sum) names the quantity.
-    `x^2+3 = 3` (a sum on the left) or `a+3z = 0` (an equation set to zero) is never its right side."""
+    computation without variables; `|r-s| = 16` -> `16` when the left side names the quantity.
+    `x^2+3 = 3` (a constant term on the left) or `a+3z = 0` (set to zero) is never its right side."""
     import sympy
 
     lhs, rhs = (c.value.lhs, c.value.rhs) if c.kind == "relation" and isinstance(c.value, sympy.Eq) else (None, None)
     if lhs is None:
         return None
-    names_quantity = rhs.is_number and rhs != 0 and not isinstance(lhs, sympy.Add)  # `|r-s| = 16`, `2x = 6`
+    # `|r-s| = 16`, `2x = 6`, `x + y = 4027`: a left side without a constant term names the quantity
+    names_quantity = rhs.is_number and rhs != 0 and not any(t.is_number for t in sympy.Add.make_args(lhs))
     if isinstance(lhs, sympy.Symbol) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
@@ -260,9 +261,11 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     if g.name and p.name and g.name != p.name:
         return False, "name-mismatch"  # x = 4 is not y = 4; x=2, y=-1 is not x=-1, y=2
     if g.kind == "family" or p.kind == "family":
-        from kleval.verify.families import families_equal
+        from kleval.verify.families import as_family, families_equal
 
-        return (g.kind == p.kind and families_equal(g.value, p.value)), "family-as-set"
+        parameter = (g if g.kind == "family" else p).value[0]
+        fa, fb = as_family(g, parameter), as_family(p, parameter)
+        return (fa is not None and fb is not None and families_equal(fa, fb)), "family-as-set"
     if g.kind == "opaque" or p.kind == "opaque":
         return (g.kind == p.kind and g.value == p.value), "size-guard-string"
     if g.kind == "text" or p.kind == "text":

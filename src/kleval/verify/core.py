@@ -30,6 +30,11 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     return normalized, canonicalize(normalized, policy)
 
 
+def gold_normalized_raw(gold: str, policy: Policy) -> str:
+    """The gold answer span before its percent sign is dropped (to know the gold was a percentage)."""
+    return _gold_span(gold, policy).replace("\\%", "%").replace("\\text{ percent}", "%")
+
+
 def _gold_span(gold: str, policy: Policy) -> str:
     # A gold given as a whole solution (with \boxed) is reduced to its boxed answer.
     boxed = extract.last_boxed(gold) if "\\boxed" in gold or "\\fbox" in gold else None
@@ -137,6 +142,11 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
                        f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")
+    if not same and chosen.percent_of_gold and "%" in gold_normalized_raw(gold, chosen) and pred_canon.kind == "number" \
+            and gold_canon.kind == "number":
+        # a gold written as 62.5% is the quantity 0.625: its fraction form is the same answer
+        same = equal(Canon("number", gold_canon.value / 100, gold_canon.source), pred_canon, chosen)[0]
+        rule = "percent-of-gold" if same else rule
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

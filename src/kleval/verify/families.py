@@ -48,6 +48,22 @@ def _covered(values: list[float], others: list[float], window: float) -> bool:
     return True
 
 
+def as_family(c: Any, parameter: str) -> tuple[str, tuple[Any, ...]] | None:
+    """A family as (parameter, expressions); a list of expressions in `parameter` (a gold written without
+    its `k \\in \\mathbb{Z}`) is read as one, anything else is not a family."""
+    import sympy
+
+    if c.kind == "family":
+        return c.value
+    members = c.value if c.kind in ("list", "set") else (c,)
+    if not all(m.kind in ("expr", "number") for m in members):
+        return None
+    exprs = tuple(m.value for m in members)
+    if not any(sympy.Symbol(parameter) in e.free_symbols for e in exprs):
+        return None
+    return parameter, exprs
+
+
 def families_equal(a: tuple[str, tuple[Any, ...]], b: tuple[str, tuple[Any, ...]]) -> bool:
     """Whether two families (parameter name, expressions) describe the same set of numbers."""
     va, vb = _values(*a, SPAN), _values(*b, SPAN)

@@ -92,6 +92,10 @@ def _phrase_value(rest: str) -> str | None:
     lines = rest[:600].split("\n")
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
+        following = rest[:800].lstrip(" *\n")
+        block = math_blocks(following[:800])
+        if block and block[0][0] == 0:  # "The final answer is\n\\[\n\\begin{pmatrix}...\n\\]"
+            return block[0][2] or None
         segment = next((line.strip() for line in lines[1:] if line.strip()), "")
     if not segment:
         return None
@@ -99,6 +103,12 @@ def _phrase_value(rest: str) -> str | None:
         boxes = boxes_with_positions(segment)
         if boxes:
             return boxes[-1][2].strip() or None
+    blocks = math_blocks(segment)
+    if blocks and not segment[: blocks[0][0]].strip(" *:"):
+        return joined_math(segment, from_start=True)  # "is $28\\%$."
+    stated = _value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
+    if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
+        return stated
     value = joined_math(segment, from_start=True)
     if value is not None:
         return value
@@ -174,6 +184,7 @@ _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(
                               re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"-?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?")
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|\n")
 
@@ -201,6 +212,13 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
     for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
         if _VALUE_IS_ANSWER.match(s[end:]):
             return content
+    if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
+        outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
+        numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
+        if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
+            return blocks[0][2]
+        if not blocks and len(numbers) == 1:
+            return numbers[0]
     m = re.search(r"(?:\b(?:is|are|was|equals|be|it's)|=|:) (?:(?:" + _FILLERS + r") )*(\S{1,40})$", s, re.IGNORECASE)
     if m is None:
         m2 = re.search(r"(?:\b(?:is|are|was|equals|be|it's)|=|:) (?:(?:" + _FILLERS + r") )*(\S{1,40}(?: [A-Za-z]{1,15}){1,3})$",
@@ -224,14 +242,20 @@ def conclusion(region: str) -> Statement | None:
     if not paragraphs:
         return None
     paragraph = paragraphs[-1]
+    offset = len(region) - len(tail) + tail.rfind(paragraph)
+    # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
+    paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
     sentences = _sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
-    offset = len(region) - len(tail) + tail.rfind(paragraph)
-    for index in range(len(sentences) - 1, -1, -1):
+    final = len(sentences) - 1
+    while final > 0 and len(sentences) - final <= 2 and not re.search(r"\d|\$|\\\(|\\\[", sentences[final]) \
+            and _value_ending(sentences[final], False) is None:
+        final -= 1  # a closing remark without any value ("This covers all steps ...")
+    for index in range(final, -1, -1):
         sentence = sentences[index]
         concluding = bool(_CONCLUDING.match(sentence))
-        if not concluding and index != len(sentences) - 1:
+        if not concluding and index != final:
             continue
         value = _value_ending(sentence, concluding) if len(sentence) <= 600 else None
         if value:
@@ -274,6 +298,7 @@ def bare_answer(region: str) -> Statement | None:
     return None
 
 
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$")
 _RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
                          re.IGNORECASE)
 
@@ -296,6 +321,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return last.span, last.how
     if ends_in_answer_phrase(region):
         return None, "the text ends in an answer phrase with nothing after it (truncated)"
+    if _TRUNCATED_END.search(region[-200:].rstrip()):
+        return None, "the text stops inside a box or an expression (truncated); no committed answer"
     for finder in (bold_final_line, conclusion, bare_answer):
         found = finder(region)
         if found is not None and found.span:

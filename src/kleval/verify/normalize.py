@@ -154,7 +154,7 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = re.sub(r"(?<!\\)\\ ", " ", s)
     if s.count("=") >= 2:  # "x_1 = 2 \quad x_2 = 5": a spacing command separates listed assignments
         s = re.sub(r" ?,? ?\\q?quad ?", ", ", s)
-    s = _NOISE.sub("", s)
+    s = _SPACES.sub(" ", _NOISE.sub(" ", s))
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
