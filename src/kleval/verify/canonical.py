@@ -206,11 +206,15 @@ def _latex_to_sympy(s: str) -> Any:
 def _split_words(s: str) -> str:
     """`12 and 13`, `12\\text{ and }13` -> `12, 13` (only between math-looking parts)."""
     s = re.sub(r"\s*\\(?:text|mbox)\{\s*(?:and|or|,)\s*\}\s*", ", ", s)
+    s = re.sub(r"(?<=[)\]]) ?or ?(?=[(\[])", ", ", s)  # "(11,7)or(7,11)"
+    s = re.sub(r", ?(?:and|or) (?=[-\d\\(\[a-z])", ", ", s)  # "19, 46, and 82"
     return re.sub(r"(?<=[\d}\)\]])\s+(?:and|or)\s+(?=[-\d\\(\[a-z])", ", ", s)
 
 
 def _simplify_relation_text(s: str) -> str:
     """`x \\in [1,2]` -> `[1,2]`; `x = 2+3 = 5` -> `x = 5`; `\\approx` counts as `=`."""
+    if re.search(r"=.*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
+        s = s[: s.index("\\approx")].strip()
     s = s.replace("\\approx", "=")
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(.+)$", s)
     if m:
@@ -238,8 +242,15 @@ def _drop_named_lhs(s: str) -> tuple[str, str]:
         return "", s
     lhs, rhs = s[: cuts[0]].strip(), s[cuts[0] + 1 :].strip()
     if rhs and _NAMED_LHS.match(lhs):
-        return re.sub(r"\s+", "", lhs), rhs
+        return canonical_name(lhs), rhs
     return "", s
+
+
+def canonical_name(lhs: str) -> str:
+    """The name an assignment gives: spaces and braces dropped, and an index (`x_1`, `x_{2}`) dropped
+    too, since indexed names list the values of one unknown (`x_1 = 2, x_2 = -3` is `x = 2 or x = -3`)."""
+    name = re.sub(r"[\s{}]", "", lhs)
+    return re.sub(r"^([A-Za-z]|\\[a-zA-Z]+)_\d+$", r"\1", name)
 
 
 def expand_pm(s: str, limit: int = 3) -> list[str]:
@@ -390,6 +401,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(s), s)
     if policy.comma == "thousands" and re.fullmatch(r"[-+]?\d[\d,]*(?:\.\d+)?", s):
         return Canon("number", _fast_number(s.replace(",", "")), s)
+    if re.match(r"(?i)(?:yes|no)(?:[,.;:!]|$)", s):  # "Yes, it is possible": the answer is the yes
+        return Canon("text", text_key(s, policy), s)
     s = _split_words(s)
     if policy.equation_rhs:
         name, rhs = _drop_named_lhs(s)

@@ -37,6 +37,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         statements.append((start, m.group(1) if m else content.strip(), "boxed"))
     phrases = [(offset + m.start(), (m.group(1) or m.group(2)).upper(), "answer-phrase")
                for m in _phrase_pattern(letters).finditer(tail)]
+    lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
+    if lower:  # "Answer: b" closing the text: a lower-case letter, never the article in "is a prime"
+        phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase"))
     phrases = [p for p in phrases if p[1] in letters]
     statements.extend(phrases[-1:])
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)

@@ -51,6 +51,35 @@ def _exact_rational(x: Any) -> Any | None:
     return value if value.is_Rational else None
 
 
+FLOAT_PRECISION_PLACES = 12  # a decimal with this many places is a float-precision value, not a rounding
+
+
+def _decimal_places(x: Any) -> int:
+    """Places after the point of a rational written as a terminating decimal (its denominator 2^a 5^b)."""
+    if x is None or not x.is_Rational or x.q == 1:
+        return 0
+    q, places = int(x.q), 0
+    while q % 10 == 0 and places < 40:
+        q //= 10
+        places += 1
+    return places if q == 1 else 0
+
+
+def _float_precision_decimal(a: Any, b: Any) -> bool:
+    """`0.0833333333333333` for 1/12: a decimal of >= 12 places that equals the other value to its last place."""
+    for x, other in ((a, b), (b, a)):
+        places = _decimal_places(x)
+        q = int(other.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        repeating = q != 1  # 1/12 has no finite decimal; 2 or 2.5 do, so 2.000...01 is not them
+        if repeating and FLOAT_PRECISION_PLACES <= places <= 20 and abs(x - other) <= 10 ** -places:
+            return True
+    return False
+
+
 def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     import sympy
 
@@ -59,7 +88,7 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     exact_a, exact_b = _exact_rational(a), _exact_rational(b)
     if exact_a is not None and exact_b is not None:
         if policy.relative_tolerance == 0:
-            return exact_a == exact_b
+            return exact_a == exact_b or _float_precision_decimal(exact_a, exact_b)
         return abs(exact_a - exact_b) <= policy.relative_tolerance * max(1, abs(exact_a))
     if not (a.is_finite and b.is_finite):
         return False
@@ -75,6 +104,10 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     # "Exact" means a difference below 1e-40 of the larger magnitude (so 1e-50*sqrt(2) != 0),
     # and never more than 1e-20 in absolute terms (so 2^{300}*sqrt(2) != 2^{300}*sqrt(2) + 1).
     tolerance = max(policy.relative_tolerance * max(scale, 1.0), min(1e-40 * scale, 1e-20))
+    for x in (exact_a, exact_b):  # 4.123105625617661 is sqrt(17) written to float precision
+        places = _decimal_places(x)
+        if FLOAT_PRECISION_PLACES <= places <= 20:
+            tolerance = max(tolerance, 10.0 ** -places)
     return abs(diff) <= tolerance
 
 
@@ -213,7 +246,7 @@ def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] 
     return (relation, whole) if relation is g else (whole, relation)
 
 
-def _rhs_if_assignment(c: Canon) -> Canon | None:
+def _rhs_if_assignment(c: Canon, named_quantity: bool = True) -> Canon | None:
     """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the left side is a
     computation without variables; `|r-s| = 16` -> `16` when the left side names the quantity.
     `x^2+3 = 3` (a constant term on the left) or `a+3z = 0` (set to zero) is never its right side."""
@@ -223,7 +256,12 @@ def _rhs_if_assignment(c: Canon) -> Canon | None:
     if lhs is None:
         return None
     # `|r-s| = 16`, `2x = 6`, `x + y = 4027`: a left side without a constant term names the quantity
-    names_quantity = rhs.is_number and rhs != 0 and not any(t.is_number for t in sympy.Add.make_args(lhs))
+    # An answer's left side names the quantity when it has no constant term (`x + y = 4027`); a gold's
+    # only when it is a single term (`|AB| = 1`, `A:B = 1`): a gold `2x + z = 1` asks for the equation.
+    if named_quantity:
+        names_quantity = rhs.is_number and rhs != 0 and not any(t.is_number for t in sympy.Add.make_args(lhs))
+    else:
+        names_quantity = rhs.is_number and rhs != 0 and not isinstance(lhs, sympy.Add)
     if isinstance(lhs, sympy.Symbol) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
@@ -288,14 +326,15 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind == "base" or p.kind == "base":
         return False, f"{g.kind}-vs-{p.kind}"
     if policy.decimal_comma:
-        decimal = _decimal_comma(g, p) or _decimal_comma(p, g)
+        decimal = _decimal_comma(g, p)
+        decimal = _decimal_comma(p, g) if decimal is None else decimal
         if decimal is not None:
             return decimal, "decimal-comma"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):
         whole = _whole_equations(g, p, policy)
         if whole is not None:
             return equal(*whole, policy)
-        g2, p2 = (_rhs_if_assignment(g) or g), (_rhs_if_assignment(p) or p)
+        g2, p2 = (_rhs_if_assignment(g, named_quantity=False) or g), (_rhs_if_assignment(p) or p)
         if (g2, p2) != (g, p):
             ok, rule = equal(g2, p2, policy)
             return ok, f"equation-rhs/{rule}"
@@ -351,7 +390,8 @@ def _grouped_equal(g: Canon, p: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind in unordered and p.kind in unordered:
         if g.kind == "list" and p.kind == "list" and not policy.unordered_lists:
             return _match_ordered(g.value, p.value, policy), "list-ordered"
-        if "set" in (g.kind, p.kind):
+        solution_tuples = all(x.kind == "seq" for x in g.value + p.value)  # "(1,2), (3,4)": a set of solutions
+        if "set" in (g.kind, p.kind) or solution_tuples:
             return _match_unordered(_distinct(g.value, policy), _distinct(p.value, policy), policy), "set-unordered"
         return _match_unordered(g.value, p.value, policy), "set-unordered"
     # A tuple against a bare list: accepted only in the same order ("(1, 2)" vs "1, 2"); a set

@@ -36,9 +36,17 @@ def gold_normalized_raw(gold: str, policy: Policy) -> str:
 
 
 def _gold_span(gold: str, policy: Policy) -> str:
-    # A gold given as a whole solution (with \boxed) is reduced to its boxed answer.
-    boxed = extract.last_boxed(gold) if "\\boxed" in gold or "\\fbox" in gold else None
-    return boxed if boxed is not None else gold
+    """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
+    boxes are one list), or for a long worded solution the answer the grammar finds in it."""
+    if "\\boxed" in gold or "\\fbox" in gold:
+        group = grammar.last_box_group(gold)
+        if group is not None:
+            return group.span
+    if len(gold) > 150 and len(re.findall(r"[A-Za-z]{3,}", gold)) > 12:
+        span, _ = grammar.find_math_answer(gold)
+        if span is not None:
+            return span
+    return gold
 
 
 def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:

@@ -100,7 +100,7 @@ def last_number(text: str) -> str | None:
     return last.group(0).rstrip(",").rstrip(".") or None
 
 
-_MATH_BLOCK = re.compile(r"\$\$([^$]{1,2000})\$\$|\$([^$\n]{1,1000})\$|\\\((.{1,400}?)\\\)|\\\[(.{1,800}?)\\\]", re.DOTALL)
+_MATH_BLOCK = re.compile(r"\$\$([^$]{1,2000})\$\$|\$([^$\n]{1,1000})\$|\\\(([^\n]{1,400}?)\\\)|\\\[(.{1,800}?)\\\]", re.DOTALL)
 
 
 def math_blocks(segment: str) -> list[tuple[int, int, str]]:

@@ -34,10 +34,16 @@ class Statement:
     start: int
 
 
+_CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
+
+
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` when
     anything follows it (a box inside the thinking is a guess, not the answer)."""
     text = compact_whitespace(text)
+    special = _CHAT_TOKEN.search(text)
+    if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
+        text = text[: special.start()]
     end = text.rfind("</think>")
     if end != -1 and text[end + 8 :].strip():
         return text[end + 8 :]
@@ -51,7 +57,8 @@ NAME = (rf"(?:[A-Za-z]|\\(?:{_GREEK}))(?:_\{{?\w{{1,4}}\}}?)?(?:\^\{{-1\}}|\^\{{
         rf"|\( ?[A-Za-z](?: ?, ?[A-Za-z]){{1,5}} ?\)")
 _NAME_BEFORE_BOX = re.compile(rf"(?:^|[\s$(\[,;:])({NAME}) ?= ?$")
 _JOINER_TOKENS = re.compile(
-    rf"\\text\{{ ?(?:and|or|,)? ?\}}|\\mbox\{{ ?(?:and|or|,)? ?\}}|\\q?quad|\\[()\[\]]|\\\\|\\,|\band\b|\bor\b"
+    rf"\\text\{{[^{{}}]{{0,30}}\b(?:and|or)\b[^{{}}]{{0,10}}\}}|(?<![A-Za-z])[a-z]{{2,15}}(?: [a-z]{{2,15}})? (?=and\b)"
+    rf"|\\text\{{ ?(?:and|or|,)? ?\}}|\\mbox\{{ ?(?:and|or|,)? ?\}}|\\q?quad|\\[()\[\]]|\\\\|\\,|\band\b|\bor\b"
     rf"|\brespectively\b|(?:{NAME}) ?=|[\s,;&$]"
 )
 
@@ -89,13 +96,13 @@ _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
 def _phrase_value(rest: str) -> str | None:
     """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
+    following = rest[:800].lstrip(" *\n")
+    block = math_blocks(following)
+    if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
+        return block[0][2] or None
     lines = rest[:600].split("\n")
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
-        following = rest[:800].lstrip(" *\n")
-        block = math_blocks(following[:800])
-        if block and block[0][0] == 0:  # "The final answer is\n\\[\n\\begin{pmatrix}...\n\\]"
-            return block[0][2] or None
         segment = next((line.strip() for line in lines[1:] if line.strip()), "")
     if not segment:
         return None
@@ -148,8 +155,8 @@ def last_answer_phrase(region: str) -> Statement | None:
 
 def ends_in_answer_phrase(region: str) -> bool:
     """Whether the last answer phrase has nothing after it: the output was cut off before its answer."""
-    tail = region[-200:].rstrip(" \t\n.;:,!*$\\([")
-    return bool(re.search(r"(?:final answer|answer)(?: is)?(?: ?[:=])?$", tail, re.IGNORECASE))
+    tail = region[-200:].rstrip(" \t\n.;,!*$\\([")
+    return bool(re.search(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", tail, re.IGNORECASE))
 
 
 _A_LINE = re.compile(r"(?:^|\n) ?(?:A|Ans)[:.] ?(\S[^\n]{0,200})")
@@ -182,11 +189,12 @@ _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|y
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
-_LEADING_NUMBER = re.compile(r"-?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?")
+_NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
+_LEADING_NUMBER = re.compile(_NUMBER_TEXT)
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|\n")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -197,6 +205,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
     s = sentence.strip().rstrip(".!").replace("**", "").strip()
     blocks = math_blocks(s)
+    for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
+        if _VALUE_IS_ANSWER.match(s[end:]):
+            return content
     if blocks and _UNIT_TAIL.match(s[blocks[-1][1] :]):
         value = joined_math(s, from_start=False)
         first_start = blocks[-1][0]
@@ -207,11 +218,8 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
                 break
         if value and _COPULA_AT_END.search(s[:first_start]):
             return value
-        if value and concluding and "=" in blocks[-1][2]:
-            return blocks[-1][2].split("=")[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
-    for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
-        if _VALUE_IS_ANSWER.match(s[end:]):
-            return content
+        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]):
+            return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
         outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
         numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
@@ -219,19 +227,13 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
             return blocks[0][2]
         if not blocks and len(numbers) == 1:
             return numbers[0]
-    m = re.search(r"(?:\b(?:is|are|was|equals|be|it's)|=|:) (?:(?:" + _FILLERS + r") )*(\S{1,40})$", s, re.IGNORECASE)
-    if m is None:
-        m2 = re.search(r"(?:\b(?:is|are|was|equals|be|it's)|=|:) (?:(?:" + _FILLERS + r") )*(\S{1,40}(?: [A-Za-z]{1,15}){1,3})$",
-                       s, re.IGNORECASE)
-        if m2 and _LEADING_NUMBER.match(m2.group(1)):
-            return _LEADING_NUMBER.match(m2.group(1)).group(0)  # "is 25 square units"
-        return None
-    word = m.group(1)
-    number = _LEADING_NUMBER.fullmatch(word.rstrip("%,"))
-    if number or _LEADING_NUMBER.match(word):
-        return _LEADING_NUMBER.match(word).group(0)
-    if re.fullmatch(r"[A-Za-z][a-z\-]{1,20}", word) and re.search(r"\b(?:is|are)\b", s[m.start() : m.start() + 5]):
-        return word  # a word answer: "so the function is even."
+    copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
+    number = re.search(copula + "(" + _NUMBER_TEXT + r")(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
+    if number:  # "is 25 square units", "= 80", "is 1 000 dollars"
+        return number.group(1)
+    word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
+    if word:
+        return word.group(1)  # a word answer: "so the function is even."
     return None
 
 
@@ -257,7 +259,7 @@ def conclusion(region: str) -> Statement | None:
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
-        value = _value_ending(sentence, concluding) if len(sentence) <= 600 else None
+        value = _value_ending(sentence[-600:], concluding)
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
     return None
@@ -275,7 +277,7 @@ def bold_final_line(region: str) -> Statement | None:
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _UNIT_OR_PERCENT = {"percent", "percentage", "pct", "cm", "mm", "km", "m", "kg", "g", "units", "degrees", "dollars",
                     "cents", "meters", "miles", "hours", "minutes", "seconds", "days", "feet", "inches", "sqrt", "pi",
-                    "frac", "sin", "cos", "tan", "log", "ln"}
+                    "frac", "sin", "cos", "tan", "log", "ln", "exp", "cot", "sec", "csc", "arcsin", "arccos", "arctan"}
 
 
 def bare_answer(region: str) -> Statement | None:
@@ -323,22 +325,27 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return None, "the text ends in an answer phrase with nothing after it (truncated)"
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
-    for finder in (bold_final_line, conclusion, bare_answer):
+    short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
+    for finder in ((bare_answer, bold_final_line, conclusion) if short else (bold_final_line, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return found.span, found.how
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+
+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
     if span is not None and re.search(r"\d", span):
-        if re.search(r"[A-Za-z]{3,}", span.replace("\\frac", "").replace("\\text", "")) and last_number(span):
+        if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
             return last_number(span), how + "/last-number-in-span"
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
-    number = last_number(lines[-1]) if lines else None
+    numbers = _STANDALONE_NUMBER.findall(lines[-1]) if lines else []
+    number = numbers[-1].rstrip(",") if numbers else None  # never the 2 glued inside "AZYUK2A"
     if number is not None:
         return number, "last-number-of-final-line"
     return span, how

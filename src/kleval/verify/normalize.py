@@ -133,9 +133,30 @@ def _strip_word_tail(s: str) -> str:
     return s[: m.start()].strip()
 
 
+_DOUBLED_BACKSLASH = re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|left|right|sqrt|pi|text|cdot|times|infty|le|ge|neq|in|cup|boxed|"
+                                r"mathrm|mathbf|begin|end|alpha|beta|theta|circ|pm)(?![a-z]))")
+_ARRAY_ENV = re.compile(r"\\begin\{array\}\{[lcr| ]*\}(.*?)\\end\{array\}", re.DOTALL)
+_BRACKETED_MATRIX = re.compile(r"^[(\[] ?(\\begin\{[pbvBV]?matrix\}.*\\end\{[pbvBV]?matrix\}) ?[)\]]$", re.DOTALL)
+_PLAIN_FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(pi|sqrt|exp|sin|cos|tan|ln|log|infty)(?![A-Za-z])")
+
+
+def _plain_math(s: str) -> str:
+    """Plain-text math as models also write it: `pi/2`, `-1 + exp(16)`, `sqrt(2)`, `2*pi` -> LaTeX."""
+    s = re.sub(r"(?<![\\A-Za-z])sqrt\(([^()]{1,80})\)", r"\\sqrt{\1}", s)
+    s = _PLAIN_FUNCTIONS.sub(lambda m: "\\" + m.group(1), s)
+    return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
+    s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
+    if re.search(r"=[^=]*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
+        s = s[: s.index("\\approx")].strip()
+    s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
+    s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
+    s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
+    s = _plain_math(s)
     s = _UPRIGHT_CONSTANT.sub(lambda m: m.group(1), s)
     for _ in range(2):
         s = _STYLED_MATH.sub(lambda m: m.group(1) if re.search(r"[\d\\]", m.group(1)) else m.group(0), s)
@@ -154,7 +175,10 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = re.sub(r"(?<!\\)\\ ", " ", s)
     if s.count("=") >= 2:  # "x_1 = 2 \quad x_2 = 5": a spacing command separates listed assignments
         s = re.sub(r" ?,? ?\\q?quad ?", ", ", s)
-    s = _SPACES.sub(" ", _NOISE.sub(" ", s))
+    s = _SPACES.sub(" ", _NOISE.sub(" ", s)).strip()
+    bracketed = _BRACKETED_MATRIX.match(s)  # "\left[\begin{array}..\end{array}\right]" is the matrix itself
+    if bracketed:
+        s = bracketed.group(1)
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
@@ -180,6 +204,9 @@ def text_key(span: str, policy: Policy) -> str:
     s = _SPACES.sub(" ", s).strip().strip(".").strip()
     if s.startswith("(") and s.endswith(")") and len(s) <= 3:
         s = s[1:-1]  # "(C)" is the letter C
+    yes_no = re.match(r"(?i)(yes|no)(?:[,.;:!]|$)", s)
+    if yes_no:  # "Yes, it is possible": the answer is the yes
+        s = yes_no.group(1)
     return s if policy.case_sensitive_text else s.lower()
 
 

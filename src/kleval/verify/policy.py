@@ -46,7 +46,7 @@ PRESETS: dict[str, Policy] = {
     "gsm8k": Policy(name="gsm8k", allow_last_number=True, comma="thousands"),
     "choice": Policy(name="choice", choice_letters="ABCDEFGHIJ"),
     # kind `number` under the default policy: the math grammar, then the GSM8K-style closing number.
-    "number": Policy(name="number", final_line_number=True, comma="thousands"),
+    "number": Policy(name="number", final_line_number=True),
     # Synthetic RL tasks: a reward that accepted "85+46" or "046" for 131/46 would pay the policy
     # for copying the question; only the literal gold string counts.
     "exact": Policy(name="exact", answer_is_whole_completion=True, literal_only=True, comma="thousands",
