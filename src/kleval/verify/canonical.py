@@ -226,6 +226,9 @@ def _simplify_relation_text(s: str) -> str:
             and s[i + 1 : i + 2] != "="]
     if len(cuts) >= 2 and s[: cuts[0]].strip() and s[cuts[-1] + 1 :].strip():
         return s[: cuts[0]].strip() + " = " + s[cuts[-1] + 1 :].strip()
+    if len(cuts) == 1 and not any(re.search(r"[A-Za-z]", re.sub(r"\\[a-zA-Z]+", "", side))
+                                  for side in (s[: cuts[0]], s[cuts[0] + 1 :])):
+        return s[cuts[0] + 1 :].strip()  # "\frac{1}{2} \cdot 4 = 2": a computation ending in its value
     return s
 
 
@@ -424,6 +427,15 @@ def canonicalize(s: str, policy: Policy) -> Canon:
             return Canon("seq", tuple(canonicalize(e, policy) for e in elements), s, opener + closer)
         if opener == "(" and body:
             return canonicalize(body, policy)
+    solutions = split_top_level(s, ";")
+    if len(solutions) > 1 and all("=" in part and "," in part for part in solutions):
+        # "p=5,q=2; p=7,q=2": each solution a tuple of its named values, in the order written
+        tuples = []
+        for part in solutions:
+            members = canonicalize(part, policy)
+            values = members.value if members.kind == "list" else (members,)
+            tuples.append(Canon("seq", tuple(replace(v, name="", named="") for v in values), part, "()"))
+        return Canon("list", tuple(tuples), s)
     parts = split_top_level(s)
     parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
     if len(parts) > 1:

@@ -21,7 +21,8 @@ def _phrase_pattern(letters: str) -> re.Pattern[str]:
     return re.compile(
         rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?|(?:option|choice)(?: is| ?:))"
         rf" ?(?:option |choice )?[*(\[]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
-        rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b",
+        rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
     )
 
@@ -35,7 +36,7 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, _, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed"))
-    phrases = [(offset + m.start(), (m.group(1) or m.group(2)).upper(), "answer-phrase")
+    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase")
                for m in _phrase_pattern(letters).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower:  # "Answer: b" closing the text: a lower-case letter, never the article in "is a prime"

@@ -184,10 +184,14 @@ def _as_set(c: Canon) -> Any | None:
         if c.kind == "union":
             parts = [_as_set(p) for p in c.value]
             return None if any(p is None for p in parts) else sympy.Union(*parts)
-        if c.kind == "relation" and len(c.value.free_symbols) == 1 and not isinstance(c.value, sympy.Eq):
-            if sympy.count_ops(c.value) > 20:
+        if c.kind == "relation" and not isinstance(c.value, sympy.Eq):
+            relation = c.value
+            applied = relation.atoms(sympy.core.function.AppliedUndef)
+            if len(applied) == 1:  # "0 < f(x) < 1": the values of f(x) form the set
+                relation = relation.xreplace({applied.pop(): sympy.Dummy("value")})
+            if len(relation.free_symbols) != 1 or sympy.count_ops(relation) > 20:
                 return None
-            return c.value.as_set()
+            return relation.as_set()
     except (TypeError, ValueError, NotImplementedError, AttributeError):
         return None
     return None

@@ -121,6 +121,9 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         gold_normalized, gold_canon = _canonical_gold(gold, chosen)
     except ParseFailure as exc:
         return Verdict(Status.GOLD_ERROR, span, None, None, "gold", f"gold {gold!r} does not parse: {exc}")
+    if span is not None and how == "bare-phrase" and gold_canon.kind != "text":
+        # a few words without any math ("no answer") answer only a worded gold ("even", "Evelyn")
+        span, how = None, f"the completion is a short phrase ({span[:40]!r}) and the gold is not worded"
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
     if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs

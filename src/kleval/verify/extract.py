@@ -100,7 +100,7 @@ def last_number(text: str) -> str | None:
     return last.group(0).rstrip(",").rstrip(".") or None
 
 
-_MATH_BLOCK = re.compile(r"\$\$([^$]{1,2000})\$\$|\$([^$\n]{1,1000})\$|\\\(([^\n]{1,400}?)\\\)|\\\[(.{1,800}?)\\\]", re.DOTALL)
+_MATH_BLOCK = re.compile(r"\$\$([^$]{1,2000})\$\$|(?<!\\)\$((?:[^$\n\\]|\\[^\n]){1,1000})\$|\\\(([^\n]{1,400}?)\\\)|\\\[(.{1,800}?)\\\]", re.DOTALL)
 
 
 def math_blocks(segment: str) -> list[tuple[int, int, str]]:
@@ -118,6 +118,18 @@ def first_math(segment: str) -> str | None:
     if not m:
         return None
     return next(g for g in m.groups() if g is not None).strip()
+
+
+def math_safe_tail(text: str, size: int) -> str:
+    """The last `size` characters, moved forward past a `$` when the cut falls inside a `$...$` block
+    (so dollar signs still pair up as in the whole text)."""
+    if len(text) <= size:
+        return text
+    start = len(text) - size
+    if text.count("$", 0, start) % 2:
+        nxt = text.find("$", start)
+        start = nxt + 1 if nxt != -1 else start
+    return text[start:]
 
 
 _TRAILING_JUNK = " \t\n.;:,!*"

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from kleval.verify.extract import (boxes_with_positions, clean_span, compact_whitespace, gsm8k_final,
-                                   last_number, math_blocks)
+                                   last_number, math_blocks, math_safe_tail)
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -141,8 +141,8 @@ def joined_math(segment: str, from_start: bool) -> str | None:
 
 def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
-    offset = max(0, len(region) - WINDOW)
-    tail = region[offset:]
+    tail = math_safe_tail(region, WINDOW)
+    offset = len(region) - len(tail)
     for m in reversed(list(_ANSWER_PHRASE.finditer(tail))):
         stated = m.group(0).lower().rstrip()
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end())
@@ -239,7 +239,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 
 def conclusion(region: str) -> Statement | None:
     """A concluding sentence of the final paragraph, or a final sentence ending in a stated value."""
-    tail = region.rstrip()[-800:]
+    tail = math_safe_tail(region.rstrip(), 800)
     paragraphs = [p for p in tail.split("\n\n") if p.strip()]
     if not paragraphs:
         return None
@@ -259,7 +259,7 @@ def conclusion(region: str) -> Statement | None:
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
-        value = _value_ending(sentence[-600:], concluding)
+        value = _value_ending(math_safe_tail(sentence, 600), concluding)
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
     return None
