@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from kleval.verify.canonical import Canon
+from kleval.verify.decimals import FLOAT_PRECISION_PLACES, decimal_comma, decimal_places, float_precision_decimal
 from kleval.verify.policy import Policy
 
 _DIGITS = 50
@@ -51,35 +52,6 @@ def _exact_rational(x: Any) -> Any | None:
     return value if value.is_Rational else None
 
 
-FLOAT_PRECISION_PLACES = 12  # a decimal with this many places is a float-precision value, not a rounding
-
-
-def _decimal_places(x: Any) -> int:
-    """Places after the point of a rational written as a terminating decimal (its denominator 2^a 5^b)."""
-    if x is None or not x.is_Rational or x.q == 1:
-        return 0
-    q, places = int(x.q), 0
-    while q % 10 == 0 and places < 40:
-        q //= 10
-        places += 1
-    return places if q == 1 else 0
-
-
-def _float_precision_decimal(a: Any, b: Any) -> bool:
-    """`0.0833333333333333` for 1/12: a decimal of >= 12 places that equals the other value to its last place."""
-    for x, other in ((a, b), (b, a)):
-        places = _decimal_places(x)
-        q = int(other.q)
-        while q % 2 == 0:
-            q //= 2
-        while q % 5 == 0:
-            q //= 5
-        repeating = q != 1  # 1/12 has no finite decimal; 2 or 2.5 do, so 2.000...01 is not them
-        if repeating and FLOAT_PRECISION_PLACES <= places <= 20 and abs(x - other) <= 10 ** -places:
-            return True
-    return False
-
-
 def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     import sympy
 
@@ -88,7 +60,7 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     exact_a, exact_b = _exact_rational(a), _exact_rational(b)
     if exact_a is not None and exact_b is not None:
         if policy.relative_tolerance == 0:
-            return exact_a == exact_b or _float_precision_decimal(exact_a, exact_b)
+            return exact_a == exact_b or float_precision_decimal(exact_a, exact_b)
         return abs(exact_a - exact_b) <= policy.relative_tolerance * max(1, abs(exact_a))
     if not (a.is_finite and b.is_finite):
         return False
@@ -105,7 +77,7 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     # and never more than 1e-20 in absolute terms (so 2^{300}*sqrt(2) != 2^{300}*sqrt(2) + 1).
     tolerance = max(policy.relative_tolerance * max(scale, 1.0), min(1e-40 * scale, 1e-20))
     for x in (exact_a, exact_b):  # 4.123105625617661 is sqrt(17) written to float precision
-        places = _decimal_places(x)
+        places = decimal_places(x)
         if FLOAT_PRECISION_PLACES <= places <= 20:
             tolerance = max(tolerance, 10.0 ** -places)
     return abs(diff) <= tolerance
@@ -272,20 +244,6 @@ def _rhs_if_assignment(c: Canon, named_quantity: bool = True) -> Canon | None:
     return None
 
 
-def _decimal_comma(number: Canon, pair: Canon) -> bool | None:
-    """`1000,99` or `0,111` (one comma, not a thousands group) against a non-integer number: a decimal comma."""
-    import re
-
-    if number.kind != "number" or pair.kind != "list" or len(pair.value) != 2 or number.value.is_integer:
-        return None
-    m = re.fullmatch(r"(-?\d+),(\d+)", pair.source.strip())
-    if not m or (len(m.group(2)) == 3 and m.group(1) != "0"):
-        return None
-    import sympy
-
-    return bool(number.value == sympy.Rational(f"{m.group(1)}.{m.group(2)}"))
-
-
 def _distinct(items: tuple[Canon, ...], policy: Policy) -> tuple[Canon, ...]:
     """A set's members with repeats removed (`\\{1, 2, 2\\}` is `\\{1, 2\\}`)."""
     kept: list[Canon] = []
@@ -330,8 +288,8 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind == "base" or p.kind == "base":
         return False, f"{g.kind}-vs-{p.kind}"
     if policy.decimal_comma:
-        decimal = _decimal_comma(g, p)
-        decimal = _decimal_comma(p, g) if decimal is None else decimal
+        decimal = decimal_comma(g, p)
+        decimal = decimal_comma(p, g) if decimal is None else decimal
         if decimal is not None:
             return decimal, "decimal-comma"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):
