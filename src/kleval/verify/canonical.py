@@ -284,8 +284,6 @@ def _flatten(items) -> tuple["Canon", ...]:
 
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
-    from kleval.verify import forms  # forms builds on this module; imported here, not at the top
-
     s = s.strip()
     if not s:
         raise ParseFailure("empty answer")
@@ -402,3 +400,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if expr.is_number:
         return Canon("number", expr, s)
     return Canon("expr", expr, s)
+
+
+# forms.py builds on the names above (Canon, the number fast path, the parser entry point), so it is
+# imported last; canonicalize reaches it through this module-level name.
+from kleval.verify import forms  # noqa: E402

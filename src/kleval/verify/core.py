@@ -35,6 +35,7 @@ def gold_normalized_raw(gold: str, policy: Policy) -> str:
     return _gold_span(gold, policy).replace("\\%", "%").replace("\\text{ percent}", "%")
 
 
+@functools.lru_cache(maxsize=65536)
 def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""

@@ -20,11 +20,12 @@ def compact_whitespace(text: str) -> str:
     return re.sub(r"\n(?: ?\n)+", "\n\n", text)
 
 
-def closing_braces(text: str) -> dict[int, int]:
-    """Index of each `{` -> index of its matching `}` (escaped `\\{` `\\}` skipped), in one pass."""
+def closing_braces(text: str, start: int = 0) -> dict[int, int]:
+    """Index of each `{` from `start` on -> index of its matching `}` (escaped `\\{` `\\}` skipped), in
+    one pass. Braces before `start` cannot change how later braces pair, so they are not read."""
     stack: list[int] = []
     pairs: dict[int, int] = {}
-    for m in _BRACE_TOKEN.finditer(text):
+    for m in _BRACE_TOKEN.finditer(text, start):
         token = m.group(0)
         if token == "{":
             stack.append(m.start())
@@ -41,9 +42,12 @@ def boxes_with_positions(text: str) -> list[tuple[int, int, str]]:
     """
     if "\\boxed" not in text and "\\fbox" not in text:
         return []
-    pairs = closing_braces(text)
+    starts = list(re.finditer(r"\\(?:boxed|fbox)(?![A-Za-z])", text))
+    if not starts:
+        return []
+    pairs = closing_braces(text, starts[0].end())
     found = []
-    for m in re.finditer(r"\\(?:boxed|fbox)(?![A-Za-z])", text):
+    for m in starts:
         i = m.end()
         while i < len(text) and text[i] == " ":
             i += 1

@@ -89,7 +89,7 @@ def last_box_group(region: str) -> Statement | None:
 
 # --- answer phrases -------------------------------------------------------------------------
 
-_ANSWER_PHRASE = re.compile(r"(?<![A-Za-z])(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
+_ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
                             r"(?: ?[:=])?", re.IGNORECASE)
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
@@ -143,7 +143,13 @@ def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
     tail = math_safe_tail(region, WINDOW)
     offset = len(region) - len(tail)
-    for m in reversed(list(_ANSWER_PHRASE.finditer(tail))):
+    lower = tail.lower()
+    positions, at = [], lower.find("answer")
+    while at != -1:  # str.find is far cheaper than a case-insensitive regex scan of the whole window
+        positions.append(at - 6 if lower[max(0, at - 6) : at] == "final " else at)
+        at = lower.find("answer", at + 6)
+    matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
+    for m in reversed(matches):
         stated = m.group(0).lower().rstrip()
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end())
         if not committed:
