@@ -229,7 +229,7 @@ _UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\
 
 def unit_of(span: str) -> str | None:
     """The known unit an answer ends with (canonical, with its power), or None."""
-    s = span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ").strip()
+    s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ")).strip()[-200:]
     m = _UNIT_AT_END.search(s)
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None
