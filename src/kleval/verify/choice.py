@@ -39,7 +39,7 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase")
                for m in _phrase_pattern(letters).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
-    if lower:  # "Answer: b" closing the text: a lower-case letter, never the article in "is a prime"
+    if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase"))
     phrases = [p for p in phrases if p[1] in letters]
     statements.extend(phrases[-1:])
