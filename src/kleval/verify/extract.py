@@ -74,7 +74,8 @@ def last_boxed(text: str) -> str | None:
     return boxes[-1][2].strip() if boxes else None
 
 
-_GSM8K_MARK = re.compile(r"####[ \t]*([^\n]*)")
+# `#### 18` (GSM8K's marker), never a markdown heading such as `#### Step 3` or `##### 2. Setup`
+_GSM8K_MARK = re.compile(r"(?<!#)####(?!#)[ \t]*((?:[-+$.(\\\d])[^\n]*)?")
 
 
 def gsm8k_final(text: str) -> str | None:
@@ -82,7 +83,7 @@ def gsm8k_final(text: str) -> str | None:
     matches = _GSM8K_MARK.findall(text)
     if not matches:
         return None
-    value = matches[-1].strip()
+    value = matches[-1].strip()  # the last marker decides, even when it is empty (a truncated "####")
     return value or None
 
 

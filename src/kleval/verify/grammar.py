@@ -151,7 +151,8 @@ def last_answer_phrase(region: str) -> Statement | None:
     matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
     for m in reversed(matches):
         stated = m.group(0).lower().rstrip()
-        committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end())
+        heading = stated.startswith("final") and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
+        committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
         value = _phrase_value(tail[m.end() :])

@@ -28,7 +28,7 @@ _UNIT_WORDS = (
 )
 _TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
 _TRAILING_TEXT_BLOCK = re.compile(
-    r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm)\{[^{}]*\} ?(?:\^\{?[23]\}?)? ?$")
+    r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm) ?\{[^{}]*\} ?(?:\^\{?[23]\}?)? ?$")
 # Upright constants are math, not units: \mathrm{i} is the imaginary unit, \mathrm{e} Euler's number.
 _UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{ ?([ie]) ?\}")
 # Bold or upright *math* (a digit or a command inside) is the math itself: \mathbf{\frac{2}{5}}.
