@@ -116,6 +116,7 @@ class Verdict:
     pred_canonical: str | None = None
     rule: str = ""  # which comparison rule decided (e.g. "exact-string", "sympy-equal")
     explanation: str = ""
+    policy: str = ""  # the name of the grading policy that decided (verifier 2.0.0+)
 
     @property
     def correct(self) -> bool:
@@ -130,6 +131,7 @@ class Verdict:
             "pred_canonical": self.pred_canonical,
             "rule": self.rule,
             "explanation": self.explanation,
+            "policy": self.policy,
         }
 
     @classmethod
@@ -141,4 +143,5 @@ class Verdict:
             pred_canonical=d.get("pred_canonical"),
             rule=d.get("rule", ""),
             explanation=d.get("explanation", ""),
+            policy=d.get("policy", ""),
         )

@@ -42,3 +42,44 @@ def test_all_boxed_keeps_order():
 )
 def test_gsm8k_final(text, expected):
     assert gsm8k_final(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (r"so \boxed{-1} and \boxed{-9}.", ("-1, -9", "2-boxes")),
+        (r"$x = \boxed{2}$, $y = \boxed{-1}$", ("x = 2, y = -1", "2-boxes")),
+        (r"\boxed{3}. Later we use \boxed{4}", ("4", "boxed")),  # prose between: not one list
+        (r"<think>maybe \boxed{5}</think>So it is $\boxed{7}$.", ("7", "boxed")),
+        (r"Maybe \boxed{20}? Wait, recount: so the answer is 24.", ("24", "answer-phrase")),
+        (r"\boxed{5}. The answer is correct.", ("5", "boxed")),  # words never displace a box
+        ("It takes 3 bolts.\nA: 3", ("3", "A:-line")),
+        ("The sides are 8 and 8.\nMultiply them, which is $64$.", ("64", "final-statement")),
+        ("She reads 8 more each day.\nTherefore, Lara read 128 pages on the first day.", ("128", "conclusion-sentence")),
+        (".4", (".4", "bare-answer")),
+        ("So the final answer is", (None, "the text ends in an answer phrase with nothing after it (truncated)")),
+        ("Let us add: 6*7 = 42. Then \\boxed{", (None, "the text stops inside a box or an expression (truncated); "
+                                                        "no committed answer")),
+        ("We solve both.\nThe ordered pair is $(7, 6)$. <|im_start|>user\nnext one is $3$", ("(7, 6)", "final-statement")),
+    ],
+)
+def test_final_answer_grammar(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("C) 42", "C"),
+        ("The answer is C. Checking: option B fails because the sign is wrong.", "C"),
+        ("I first thought (B).\nTherefore, the correct answer is (A).", "A"),
+        ("the answer is a prime, so **Answer: D**", "D"),
+        ("Answer: b", "B"),
+    ],
+)
+def test_choice_takes_the_final_committed_letter(text, expected):
+    from kleval.verify.choice import find_choice_answer
+
+    assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected

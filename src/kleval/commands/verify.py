@@ -1,8 +1,10 @@
 """`kleval verify --input IN.jsonl --output OUT.jsonl`: grade (gold, completion) rows from a file.
 
 Each input row holds `gold`, `completion`, optional `kind` (math|number|choice, default math)
-and optional `policy` (default|gsm8k|choice|exact). Each output row repeats the input and adds
-`correct`, `status`, `extracted` and the rest of the verdict (canonical forms, rule, explanation).
+and optional `policy` (a preset name: default|number|gsm8k|choice|exact); `--policy` sets the policy
+of rows that name none. Each output row repeats the input and adds `correct`, `status`,
+`extracted` and the rest of the verdict: canonical forms, the `rule` and the `policy` that decided,
+and a one-line `explanation`.
 """
 from __future__ import annotations
 
@@ -20,9 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, help="JSONL to write: the input rows plus verdict fields")
     parser.add_argument("--workers", type=positive_int, default=2, help="verifier processes (default 2)")
     parser.add_argument("--timeout", type=positive_float, default=10.0, help="per-item wall-clock limit in seconds")
+    parser.add_argument("--policy", default="default", metavar="NAME",
+                        help="grading policy for rows without a `policy` field: default (kind number and choice "
+                             "use their presets), number, gsm8k, choice or exact (see docs/verifier.md)")
 
 
-def read_items(path: str) -> tuple[list[dict], list]:
+def read_items(path: str, default_policy: str = "default") -> tuple[list[dict], list]:
     """Rows and VerifyItems; a malformed row raises DataError naming the file and line."""
     from pathlib import Path
 
@@ -31,6 +36,8 @@ def read_items(path: str) -> tuple[list[dict], list]:
     from kleval.verify.policy import PRESETS
     from kleval.verify.pool import VerifyItem
 
+    if default_policy not in PRESETS:
+        raise DataError(f"--policy {default_policy!r} is not one of {', '.join(sorted(PRESETS))}")
     if not Path(path).is_file():
         raise DataError(f"cannot read {path}: no such file; pass an existing JSONL file to --input")
     rows, items = [], []
@@ -42,8 +49,8 @@ def read_items(path: str) -> tuple[list[dict], list]:
         kind = row.get("kind") or "math"
         if kind not in KINDS:
             raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
-        policy = row.get("policy") or "default"
-        if policy not in PRESETS:
+        policy = row.get("policy") or default_policy
+        if not isinstance(policy, str) or policy not in PRESETS:
             raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
         rows.append(row)
         items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
@@ -58,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     from kleval.verify.pool import VerifierPool
 
-    rows, items = read_items(args.input)
+    rows, items = read_items(args.input, args.policy)
     with VerifierPool(workers=args.workers, timeout_s=args.timeout) as pool:
         verdicts = pool.map(items)
     temporary = args.output + ".tmp"

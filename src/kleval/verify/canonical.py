@@ -37,6 +37,8 @@ class Canon:
     source: str  # the normalized string it came from
     brackets: str = ""  # seq only: the opening and closing bracket, e.g. "(]" for a half-open interval
     named: str = ""  # "y = 2x+1" when the value came from dropping a naming left side (compare may need it)
+    name: str = ""  # that left side, spaces removed ("y", "f^{-1}(x)", "(a,b)"): two named answers need the same name
+    expanded: bool = False  # list only: the values of one `\pm` expression (flattened into an enclosing list)
 
     def show(self) -> str:
         if self.kind in ("seq", "set", "list", "union"):
@@ -50,6 +52,8 @@ class Canon:
             return inner
         if self.kind == "base":
             return f"{self.value[0]}_{self.value[1]}"
+        if self.kind == "family":
+            return "{" + ", ".join(str(e) for e in self.value[1]) + f" : {self.value[0]} integer}}"
         try:
             return str(self.value)
         except ValueError:  # an integer past Python's int-to-str digit limit
@@ -58,7 +62,7 @@ class Canon:
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _NUMBER_RE = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
-_THOUSANDS_RE = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS_RE = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _FRAC_RE = re.compile(r"^([-+]?)\\frac\{\s*([-+]?\d+)\s*\}\{\s*([-+]?\d+)\s*\}$|^([-+]?\d+)\s*/\s*([-+]?\d+)$")
 _SCI_RE = re.compile(r"^([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?$")
 _REPEATING_RE = re.compile(r"^([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
@@ -202,37 +206,58 @@ def _latex_to_sympy(s: str) -> Any:
 def _split_words(s: str) -> str:
     """`12 and 13`, `12\\text{ and }13` -> `12, 13` (only between math-looking parts)."""
     s = re.sub(r"\s*\\(?:text|mbox)\{\s*(?:and|or|,)\s*\}\s*", ", ", s)
+    s = re.sub(r"(?<=[)\]]) ?or ?(?=[(\[])", ", ", s)  # "(11,7)or(7,11)"
+    s = re.sub(r", ?(?:and|or) (?=[-\d\\(\[a-z])", ", ", s)  # "19, 46, and 82"
     return re.sub(r"(?<=[\d}\)\]])\s+(?:and|or)\s+(?=[-\d\\(\[a-z])", ", ", s)
 
 
 def _simplify_relation_text(s: str) -> str:
     """`x \\in [1,2]` -> `[1,2]`; `x = 2+3 = 5` -> `x = 5`; `\\approx` counts as `=`."""
+    if re.search(r"=.*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
+        s = s[: s.index("\\approx")].strip()
     s = s.replace("\\approx", "=")
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(.+)$", s)
     if m:
         return m.group(1).strip()
     if len(split_top_level(s)) > 1:
         return s  # "x=3, x=-2" is a list of two equations, not a chain ending in -2
-    parts = re.split(r"(?<![<>!\\])=(?!=)", s)
-    if len(parts) > 2 and all(p.strip() for p in parts):
-        return parts[0].strip() + " = " + parts[-1].strip()
+    depths = _scan_brackets(s)  # only top-level `=` chain: "(f(n) = n, g(n) = 1)" is a tuple of equations
+    cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")
+            and s[i + 1 : i + 2] != "="]
+    if len(cuts) >= 2 and s[: cuts[0]].strip() and s[cuts[-1] + 1 :].strip():
+        return s[: cuts[0]].strip() + " = " + s[cuts[-1] + 1 :].strip()
+    if len(cuts) == 1 and not any(re.search(r"[A-Za-z]", re.sub(r"\\[a-zA-Z]+", "", side))
+                                  for side in (s[: cuts[0]], s[cuts[0] + 1 :])):
+        return s[cuts[0] + 1 :].strip()  # "\frac{1}{2} \cdot 4 = 2": a computation ending in its value
     return s
 
 
-_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?)?(?:\([^()=]*\))?"
+_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?|\^\{-1\})?(?:\([^()=]*\))?"
 _NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))$")
 
 
-def _drop_named_lhs(s: str) -> str:
-    """`x = 3` -> `3`, `(b,c) = (6,5)` -> `(6,5)`, `f(n) = n` -> `n`: the left side only names the answer."""
+def _drop_named_lhs(s: str) -> tuple[str, str]:
+    """(`3`, `x`) for `x = 3`, (`(6,5)`, `(b,c)`) for `(b,c) = (6,5)`, (`n`, `f(n)`) for `f(n) = n`:
+    the left side only names the answer. ("", s) when s is not such an assignment."""
     depths = _scan_brackets(s)
     cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")]
     if len(cuts) != 1:
-        return s
+        return "", s
     lhs, rhs = s[: cuts[0]].strip(), s[cuts[0] + 1 :].strip()
     if rhs and _NAMED_LHS.match(lhs):
-        return rhs
-    return s
+        return canonical_name(lhs), rhs
+    return "", s
+
+
+def canonical_name(lhs: str) -> str:
+    """The name an assignment gives: spaces and braces dropped, and an index (`x_1`, `x_{2}`) dropped
+    too, since indexed names list the values of one unknown (`x_1 = 2, x_2 = -3` is `x = 2 or x = -3`)."""
+    name = re.sub(r"[\s{}]", "", lhs)
+    return re.sub(r"^([A-Za-z]|\\[a-zA-Z]+)_\d+$", r"\1", name)
+
+
+_FUNCTION_WORDS = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "arcsin", "arccos", "arctan", "sinh",
+                   "cosh", "tanh", "min", "max", "gcd", "lcm", "det", "mod", "deg", "lim", "inf", "sup", "arg", "ker"}
 
 
 def _opaque_key(s: str) -> str:
@@ -249,6 +274,14 @@ def _opaque_key(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
+def _flatten(items) -> tuple["Canon", ...]:
+    """Members of a list or set, with each `\\pm` expansion spliced in (`0, \\pm 1` is three values)."""
+    out: list[Canon] = []
+    for item in items:
+        out.extend(item.value if item.kind == "list" and item.expanded else (item,))
+    return tuple(out)
+
+
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
     s = s.strip()
@@ -259,16 +292,31 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if is_text_wrapped(s):
         key = text_key(s, policy)
         fast = _fast_number(key)
-        return Canon("number", fast, s) if fast is not None else Canon("text", key, s)
+        return Canon("number", fast, s) if fast is not None else forms.text_value(key, s, policy)
+    if re.fullmatch(r"[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?", s):  # "1 000": a space groups thousands
+        return Canon("number", _fast_number(s.replace(" ", "")), s)
+    time = forms.TIME_RE.match(s)
+    if time and (time.group(2) == "00" or time.group(3) or time.group(4)):  # 12:00 is a clock time, not 12/0
+        suffix = (time.group(4) or "").replace(".", "").lower()
+        seconds = f":{time.group(3)}" if time.group(3) else ""
+        return Canon("text", f"{int(time.group(1))}:{time.group(2)}{seconds}{suffix}", s)
+    builder = forms.SET_BUILDER.match(s)
+    if builder:
+        return canonicalize(builder.group(2), policy)
+    family = forms.family(s, policy)
+    if family is not None:
+        return family
     if policy.comma != "list" and _THOUSANDS_RE.match(s):
         return Canon("number", _fast_number(s), s)
     if policy.comma == "thousands" and re.fullmatch(r"[-+]?\d[\d,]*(?:\.\d+)?", s):
         return Canon("number", _fast_number(s.replace(",", "")), s)
+    if re.match(r"(?i)(?:yes|no)(?:[,.;:!]|$)", s):  # "Yes, it is possible": the answer is the yes
+        return Canon("text", text_key(s, policy), s)
     s = _split_words(s)
     if policy.equation_rhs:
-        rhs = _drop_named_lhs(s)
-        if rhs != s:
-            return replace(canonicalize(rhs, policy), named=s)
+        name, rhs = _drop_named_lhs(s)
+        if name:
+            return replace(canonicalize(rhs, policy), named=s, name=name)
     s = _simplify_relation_text(s)
 
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
@@ -280,18 +328,32 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         opener, closer, body = outer
         elements = split_top_level(body) if body else []
         if opener == "{":
-            return Canon("set", tuple(canonicalize(e, policy) for e in elements if e), s)
+            return Canon("set", _flatten(canonicalize(e, policy) for e in elements if e), s)
         if len(elements) > 1:
             return Canon("seq", tuple(canonicalize(e, policy) for e in elements), s, opener + closer)
         if opener == "(" and body:
             return canonicalize(body, policy)
+    solutions = split_top_level(s, ";")
+    if len(solutions) > 1 and all("=" in part and "," in part for part in solutions):
+        # "p=5,q=2; p=7,q=2": each solution a tuple of its named values, in the order written
+        tuples = []
+        for part in solutions:
+            members = canonicalize(part, policy)
+            values = members.value if members.kind == "list" else (members,)
+            tuples.append(Canon("seq", tuple(replace(v, name="", named="") for v in values), part, "()"))
+        return Canon("list", tuple(tuples), s)
     parts = split_top_level(s)
     parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
     if len(parts) > 1:
-        return Canon("list", tuple(canonicalize(p, policy) for p in parts), s)
+        return Canon("list", _flatten(canonicalize(p, policy) for p in parts), s)
     if not parts:
         raise ParseFailure("only separators, no answer")
     s = parts[0]
+    variants = forms.expand_pm(s)
+    if len(variants) > 1:  # \frac{-3 \pm \sqrt{17}}{2}: the list of its values
+        return Canon("list", _flatten(canonicalize(v, policy) for v in variants), s, expanded=True)
+    if forms.UNIT_VECTOR.search(s):
+        return forms.unit_vector_components(s)
 
     base = _BASE_RE.match(s)
     if base and not base.group(1).isalpha():
@@ -303,6 +365,11 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("set", (), s)
     if _WORDS_RE.match(s) and len(s) > 1 and not re.fullmatch(r"[a-z]\w?", s):
         return Canon("text", text_key(s, policy), s)
+    bare_words = re.sub(r"\\(?:begin|end|operatorname|mathrm|text)\{[^{}]*\}", " ", s)
+    prose = [w for w in re.findall(r"(?<![\\A-Za-z])[A-Za-z]{3,}", bare_words) if w.lower() not in _FUNCTION_WORDS]
+    if len(prose) >= 2 or (prose and len(prose[0]) >= 5):
+        # words are never a product of symbols ("miles per hour" is not m*i*l*e*s*p*e*r*h*o*u*r)
+        raise ParseFailure(f"prose, not math: {' '.join(prose[:4])!r}")
     too_big = _check_size(s)
     if too_big is not None:
         return Canon("opaque", _opaque_key(s), s)
@@ -310,6 +377,11 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         import sympy
 
         matrix = _latex_to_sympy(s)
+        if isinstance(matrix, sympy.MatrixExpr) and not isinstance(matrix, sympy.MatrixBase):
+            try:  # "2\begin{pmatrix}..\end{pmatrix}": a scalar times a matrix is a matrix
+                matrix = matrix.as_explicit()
+            except (TypeError, ValueError, AttributeError) as exc:
+                raise ParseFailure(f"matrix expression did not evaluate: {exc}") from exc
         if not isinstance(matrix, sympy.MatrixBase):
             raise ParseFailure("matrix environment did not parse as a matrix")
         rows = tuple(tuple(_exactify(x) for x in matrix.row(r)) for r in range(matrix.rows))
@@ -328,3 +400,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if expr.is_number:
         return Canon("number", expr, s)
     return Canon("expr", expr, s)
+
+
+# forms.py builds on the names above (Canon, the number fast path, the parser entry point), so it is
+# imported last; canonicalize reaches it through this module-level name.
+from kleval.verify import forms  # noqa: E402

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from kleval.verify.canonical import Canon
+from kleval.verify.decimals import FLOAT_PRECISION_PLACES, decimal_comma, decimal_places, float_precision_decimal
 from kleval.verify.policy import Policy
 
 _DIGITS = 50
@@ -59,7 +60,7 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     exact_a, exact_b = _exact_rational(a), _exact_rational(b)
     if exact_a is not None and exact_b is not None:
         if policy.relative_tolerance == 0:
-            return exact_a == exact_b
+            return exact_a == exact_b or float_precision_decimal(exact_a, exact_b)
         return abs(exact_a - exact_b) <= policy.relative_tolerance * max(1, abs(exact_a))
     if not (a.is_finite and b.is_finite):
         return False
@@ -75,6 +76,10 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     # "Exact" means a difference below 1e-40 of the larger magnitude (so 1e-50*sqrt(2) != 0),
     # and never more than 1e-20 in absolute terms (so 2^{300}*sqrt(2) != 2^{300}*sqrt(2) + 1).
     tolerance = max(policy.relative_tolerance * max(scale, 1.0), min(1e-40 * scale, 1e-20))
+    for x in (exact_a, exact_b):  # 4.123105625617661 is sqrt(17) written to float precision
+        places = decimal_places(x)
+        if FLOAT_PRECISION_PLACES <= places <= 20:
+            tolerance = max(tolerance, 10.0 ** -places)
     return abs(diff) <= tolerance
 
 
@@ -110,7 +115,16 @@ def _identical_at_points(a: Any, b: Any) -> bool | None:
     return True if agreed >= 2 else None
 
 
+def _undefined(x: Any) -> bool:
+    """A value from a division by zero or an indeterminate form (`12:00` read as 12/0): it equals nothing."""
+    import sympy
+
+    return bool(x.has(sympy.zoo, sympy.nan)) if isinstance(x, sympy.Basic) else False
+
+
 def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
+    if _undefined(a) or _undefined(b):
+        return False, "undefined-value"
     if a.is_number and b.is_number:
         return _numbers_equal(a, b, policy), "numeric-exact" if policy.relative_tolerance == 0 else "numeric-tolerance"
     if a == b:
@@ -142,10 +156,14 @@ def _as_set(c: Canon) -> Any | None:
         if c.kind == "union":
             parts = [_as_set(p) for p in c.value]
             return None if any(p is None for p in parts) else sympy.Union(*parts)
-        if c.kind == "relation" and len(c.value.free_symbols) == 1 and not isinstance(c.value, sympy.Eq):
-            if sympy.count_ops(c.value) > 20:
+        if c.kind == "relation" and not isinstance(c.value, sympy.Eq):
+            relation = c.value
+            applied = relation.atoms(sympy.core.function.AppliedUndef)
+            if len(applied) == 1:  # "0 < f(x) < 1": the values of f(x) form the set
+                relation = relation.xreplace({applied.pop(): sympy.Dummy("value")})
+            if len(relation.free_symbols) != 1 or sympy.count_ops(relation) > 20:
                 return None
-            return c.value.as_set()
+            return relation.as_set()
     except (TypeError, ValueError, NotImplementedError, AttributeError):
         return None
     return None
@@ -204,16 +222,51 @@ def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] 
     return (relation, whole) if relation is g else (whole, relation)
 
 
-def _rhs_if_assignment(c: Canon) -> Canon | None:
-    """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the right is a number."""
+def _rhs_if_assignment(c: Canon, named_quantity: bool = True) -> Canon | None:
+    """`x = 3` -> `3` when the left side is a bare symbol; `2+2+2 = 6` -> `6` when the left side is a
+    computation without variables; `|r-s| = 16` -> `16` when the left side names the quantity.
+    `x^2+3 = 3` (a constant term on the left) or `a+3z = 0` (set to zero) is never its right side."""
     import sympy
 
-    if c.kind == "relation" and isinstance(c.value, sympy.Eq) and (
-        isinstance(c.value.lhs, sympy.Symbol) or c.value.rhs.is_number
-    ):
+    lhs, rhs = (c.value.lhs, c.value.rhs) if c.kind == "relation" and isinstance(c.value, sympy.Eq) else (None, None)
+    if lhs is None:
+        return None
+    # `|r-s| = 16`, `2x = 6`, `x + y = 4027`: a left side without a constant term names the quantity
+    # An answer's left side names the quantity when it has no constant term (`x + y = 4027`); a gold's
+    # only when it is a single term (`|AB| = 1`, `A:B = 1`): a gold `2x + z = 1` asks for the equation.
+    if named_quantity:
+        names_quantity = rhs.is_number and rhs != 0 and not any(t.is_number for t in sympy.Add.make_args(lhs))
+    else:
+        names_quantity = rhs.is_number and rhs != 0 and not isinstance(lhs, sympy.Add)
+    if isinstance(lhs, sympy.Symbol) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
     return None
+
+
+def _distinct(items: tuple[Canon, ...], policy: Policy) -> tuple[Canon, ...]:
+    """A set's members with repeats removed (`\\{1, 2, 2\\}` is `\\{1, 2\\}`)."""
+    kept: list[Canon] = []
+    for item in items:
+        if not any(equal(item, other, policy)[0] for other in kept):
+            kept.append(item)
+    return tuple(kept)
+
+
+def _same_function_renamed(g: Canon, p: Canon) -> Canon | None:
+    """`f(y) = 1` against `f(x) = 1`: one function defined with another argument letter; the answer's
+    value with its argument renamed to the gold's (and the gold's name), else None."""
+    import re
+
+    import sympy
+
+    mg, mp = re.fullmatch(r"(\\?[A-Za-z]+)\(([a-z])\)", g.name), re.fullmatch(r"(\\?[A-Za-z]+)\(([a-z])\)", p.name)
+    if not (mg and mp and mg.group(1) == mp.group(1)):
+        return None
+    if not isinstance(p.value, sympy.Basic) or sympy.Symbol(mg.group(2)) in p.value.free_symbols:
+        return None  # `f(t) = x^2` is a constant function of t, not x^2
+    renamed = p.value.xreplace({sympy.Symbol(mp.group(2)): sympy.Symbol(mg.group(2))})
+    return Canon(p.kind, renamed, p.source, p.brackets, p.named, g.name)
 
 
 def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
@@ -221,6 +274,17 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     import sympy
 
     g, p = gold, pred
+    if g.name and p.name and g.name != p.name:
+        renamed = _same_function_renamed(g, p)
+        if renamed is None:
+            return False, "name-mismatch"  # x = 4 is not y = 4; x=2, y=-1 is not x=-1, y=2
+        p = renamed
+    if g.kind == "family" or p.kind == "family":
+        from kleval.verify.families import as_family, families_equal
+
+        parameter = (g if g.kind == "family" else p).value[0]
+        fa, fb = as_family(g, parameter), as_family(p, parameter)
+        return (fa is not None and fb is not None and families_equal(fa, fb)), "family-as-set"
     if g.kind == "opaque" or p.kind == "opaque":
         return (g.kind == p.kind and g.value == p.value), "size-guard-string"
     if g.kind == "text" or p.kind == "text":
@@ -229,14 +293,29 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         return gk == pk, "text"
     if g.kind == "base" and p.kind == "base":
         return g.value == p.value, "base-n-digits"  # 123_4 is not 123_5
+    if g.kind == "base" and p.kind == "number":
+        # the gold names a base and the answer omits the subscript: the digits must match
+        return g.value[0] == str(p.value), "base-n-digits"
+    if p.kind == "base" and g.kind == "number":
+        # a base-n answer to a decimal gold is its value: 62_8 is 50, not 62
+        digits, base = p.value
+        try:
+            value = int(digits, base) if 2 <= base <= 36 else None
+        except ValueError:
+            value = None
+        return value is not None and g.value == value, "base-n-value"
     if g.kind == "base" or p.kind == "base":
-        digits = lambda c: c.value[0] if c.kind == "base" else str(c.value) if c.kind == "number" else c.source
-        return digits(g) == digits(p), "base-n-digits"
+        return False, f"{g.kind}-vs-{p.kind}"
+    if policy.decimal_comma:
+        decimal = decimal_comma(g, p)
+        decimal = decimal_comma(p, g) if decimal is None else decimal
+        if decimal is not None:
+            return decimal, "decimal-comma"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):
         whole = _whole_equations(g, p, policy)
         if whole is not None:
             return equal(*whole, policy)
-        g2, p2 = (_rhs_if_assignment(g) or g), (_rhs_if_assignment(p) or p)
+        g2, p2 = (_rhs_if_assignment(g, named_quantity=False) or g), (_rhs_if_assignment(p) or p)
         if (g2, p2) != (g, p):
             ok, rule = equal(g2, p2, policy)
             return ok, f"equation-rhs/{rule}"
@@ -292,6 +371,9 @@ def _grouped_equal(g: Canon, p: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind in unordered and p.kind in unordered:
         if g.kind == "list" and p.kind == "list" and not policy.unordered_lists:
             return _match_ordered(g.value, p.value, policy), "list-ordered"
+        solution_tuples = all(x.kind == "seq" for x in g.value + p.value)  # "(1,2), (3,4)": a set of solutions
+        if "set" in (g.kind, p.kind) or solution_tuples:
+            return _match_unordered(_distinct(g.value, policy), _distinct(p.value, policy), policy), "set-unordered"
         return _match_unordered(g.value, p.value, policy), "set-unordered"
     # A tuple against a bare list: accepted only in the same order ("(1, 2)" vs "1, 2"); a set
     # `\{1, 2\}` is never a point or an interval.

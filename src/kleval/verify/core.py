@@ -7,18 +7,20 @@ decided and a one-line explanation. Wall-clock limits live in kleval.verify.pool
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
 from kleval.types import AnswerKind, Status, Verdict
-from kleval.verify import extract
-from kleval.verify.canonical import Canon, ParseFailure, canonicalize
+from kleval.verify import extract, grammar
+from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
+from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.normalize import normalize_span, text_key, unit_of
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "1.3.0"
+VERIFIER_VERSION = "2.0.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -28,10 +30,24 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     return normalized, canonicalize(normalized, policy)
 
 
+def gold_normalized_raw(gold: str, policy: Policy) -> str:
+    """The gold answer span before its percent sign is dropped (to know the gold was a percentage)."""
+    return _gold_span(gold, policy).replace("\\%", "%").replace("\\text{ percent}", "%")
+
+
+@functools.lru_cache(maxsize=65536)
 def _gold_span(gold: str, policy: Policy) -> str:
-    # A gold given as a whole solution (with \boxed) is reduced to its boxed answer.
-    boxed = extract.last_boxed(gold) if "\\boxed" in gold or "\\fbox" in gold else None
-    return boxed if boxed is not None else gold
+    """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
+    boxes are one list), or for a long worded solution the answer the grammar finds in it."""
+    if "\\boxed" in gold or "\\fbox" in gold:
+        group = grammar.last_box_group(gold)
+        if group is not None:
+            return group.span
+    if len(gold) > 150 and len(re.findall(r"[A-Za-z]{3,}", gold)) > 12:
+        span, _ = grammar.find_math_answer(gold)
+        if span is not None:
+            return span
+    return gold
 
 
 def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:
@@ -39,10 +55,12 @@ def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:
         text = completion.strip()
         return (text or None), "whole-completion"
     if policy.choice_letters:
-        return extract.find_choice_answer(completion, policy.choice_letters)
+        return find_choice_answer(completion, policy.choice_letters)
     if policy.allow_last_number:
-        return extract.find_gsm8k_answer(completion)
-    return extract.find_math_answer(completion)
+        return grammar.find_gsm8k_answer(completion)
+    if policy.final_line_number:
+        return grammar.find_number_answer(completion)
+    return grammar.find_math_answer(completion)
 
 
 def _choice_letter(text: str, letters: str) -> str | None:
@@ -76,13 +94,21 @@ def _verify_literal(gold: str, span: str | None, how: str) -> Verdict:
 def verify(
     *, gold: str, completion: str, kind: AnswerKind | str = "math", policy: str | Policy = "default"
 ) -> Verdict:
-    """Grade `completion` against `gold`. Never executes model text; never raises on model text."""
+    """Grade `completion` against `gold`. Never executes model text; never raises on model text.
+
+    The verdict names the policy (`Verdict.policy`) and the rule (`Verdict.rule`) that decided.
+    """
     if policy == "countdown":  # an expression graded by its value, not an answer compared with a gold
         from kleval.countdown import verify_countdown
 
-        return verify_countdown(gold=gold, completion=completion)
+        return dataclasses.replace(verify_countdown(gold=gold, completion=completion), policy="countdown")
     kind_value = AnswerKind(kind).value
     chosen = resolve_policy(policy, kind_value)
+    verdict = _verify(gold, completion, chosen)
+    return dataclasses.replace(verdict, policy=chosen.name)
+
+
+def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
     span, how = _find_span(completion or "", chosen)
@@ -96,8 +122,14 @@ def verify(
         gold_normalized, gold_canon = _canonical_gold(gold, chosen)
     except ParseFailure as exc:
         return Verdict(Status.GOLD_ERROR, span, None, None, "gold", f"gold {gold!r} does not parse: {exc}")
+    if span is not None and how == "bare-phrase" and gold_canon.kind != "text":
+        # a few words without any math ("no answer") answer only a worded gold ("even", "Evelyn")
+        span, how = None, f"the completion is a short phrase ({span[:40]!r}) and the gold is not worded"
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
+    if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs
+        return Verdict(Status.PARSE_ERROR, span[:200], gold_canon.show(), None, "size-guard",
+                       f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
     gold_unit, pred_unit = unit_of(_gold_span(gold, chosen)), unit_of(span)
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
@@ -122,6 +154,11 @@ def verify(
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
                        f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")
+    if not same and chosen.percent_of_gold and "%" in gold_normalized_raw(gold, chosen) and pred_canon.kind == "number" \
+            and gold_canon.kind == "number":
+        # a gold written as 62.5% is the quantity 0.625: its fraction form is the same answer
+        same = equal(Canon("number", gold_canon.value / 100, gold_canon.source), pred_canon, chosen)[0]
+        rule = "percent-of-gold" if same else rule
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

@@ -27,7 +27,20 @@ _UNIT_WORDS = (
     r"(?:\^\{?[23]\}?|\^\{?-?1\}?)?"
 )
 _TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
-_TRAILING_TEXT_BLOCK = re.compile(r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{[^{}]*\}\s*(?:\^\{?[23]\}?)?\s*$")
+_TRAILING_TEXT_BLOCK = re.compile(
+    r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm) ?\{[^{}]*\} ?(?:\^\{?[23]\}?)? ?$")
+# Upright constants are math, not units: \mathrm{i} is the imaginary unit, \mathrm{e} Euler's number.
+_UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{ ?([ie]) ?\}")
+# Bold or upright *math* (a digit or a command inside) is the math itself: \mathbf{\frac{2}{5}}.
+_STYLED_MATH = re.compile(r"\\(?:mathbf|boldsymbol|bm|textbf|mathrm|mathit)\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+_PERCENT_WORD = re.compile(r"(?<=[\d}]) ?(?:\\text\{ ?(?:percent|percentage|pct) ?\}|percent(?:age)?|pct)$")
+# Words after a number are a unit or a label ("25 miles per hour", "17 apples"), never a product of
+# symbols; math function names are not words here.
+_WORD_TAIL = re.compile(r"(?<=[\d}.)]) ?((?:[A-Za-z][a-z]{1,15}\.?)(?:[ /\-][A-Za-z][a-z]{0,15}\.?){0,5})"
+                        r"(?:\^\{?[23]\}?|²|³)?$")
+_MATH_WORDS = {"pi", "sqrt", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "and", "or", "mod", "pmod",
+               "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "infty", "inf", "deg", "ldots", "cdots", "dots"}
+_ELLIPSIS_DECIMAL = re.compile(r"^([-+]?)(\d*)\.(\d+) ?(?:\\ldots|\\dots|\\cdots|\.\.\.|…)$")
 _SPACES = re.compile(r"\s+")
 _REALS = re.compile(r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s+R(?![a-zA-Z])|ℝ")
 
@@ -96,9 +109,57 @@ def is_text_wrapped(span: str) -> bool:
     return depth == 0 and j == len(span)
 
 
+def repeating_from_ellipsis(s: str) -> str:
+    """`0.222\\ldots` -> `0.\\overline{2}`, `0.1666...` -> `0.1\\overline{6}`: the shortest period that
+    repeats at least twice (three times for one digit) at the end; unchanged when there is none."""
+    m = _ELLIPSIS_DECIMAL.match(s)
+    if not m:
+        return s
+    sign, whole, digits = m.groups()
+    for period in range(1, 7):
+        repeats = 3 if period == 1 else 2
+        if len(digits) >= period * repeats and digits[-period:] * repeats == digits[-period * repeats :]:
+            head = digits[: -period * repeats]
+            while head and head[-period:] == digits[-period:]:
+                head = head[:-period]
+            return f"{sign}{whole or 0}.{head}\\overline{{{digits[-period:]}}}"
+    return s
+
+
+def _strip_word_tail(s: str) -> str:
+    m = _WORD_TAIL.search(s)
+    if not m or any(w.lower().strip(".") in _MATH_WORDS for w in re.split(r"[ /\-]", m.group(1))):
+        return s
+    return s[: m.start()].strip()
+
+
+_DOUBLED_BACKSLASH = re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|left|right|sqrt|pi|text|cdot|times|infty|le|ge|neq|in|cup|boxed|"
+                                r"mathrm|mathbf|begin|end|alpha|beta|theta|circ|pm)(?![a-z]))")
+_ARRAY_ENV = re.compile(r"\\begin\{array\}\{[lcr| ]*\}(.*?)\\end\{array\}", re.DOTALL)
+_BRACKETED_MATRIX = re.compile(r"^[(\[] ?(\\begin\{[pbvBV]?matrix\}.*\\end\{[pbvBV]?matrix\}) ?[)\]]$", re.DOTALL)
+_PLAIN_FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(pi|sqrt|exp|sin|cos|tan|ln|log|infty)(?![A-Za-z])")
+
+
+def _plain_math(s: str) -> str:
+    """Plain-text math as models also write it: `pi/2`, `-1 + exp(16)`, `sqrt(2)`, `2*pi` -> LaTeX."""
+    s = re.sub(r"(?<![\\A-Za-z])sqrt\(([^()]{1,80})\)", r"\\sqrt{\1}", s)
+    s = _PLAIN_FUNCTIONS.sub(lambda m: "\\" + m.group(1), s)
+    return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
-    s = strip_delimiters(span)
+    s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
+    s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
+    if re.search(r"=[^=]*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
+        s = s[: s.index("\\approx")].strip()
+    s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
+    s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
+    s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
+    s = _plain_math(s)
+    s = _UPRIGHT_CONSTANT.sub(lambda m: m.group(1), s)
+    for _ in range(2):
+        s = _STYLED_MATH.sub(lambda m: m.group(1) if re.search(r"[\d\\]", m.group(1)) else m.group(0), s)
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = s.replace("{,}", ",").replace("\\varnothing", "\\emptyset").replace("\\lbrace", "\\{")
     s = s.replace("\\rbrace", "\\}").replace("\\lbrack", "[").replace("\\rbrack", "]")
@@ -112,7 +173,15 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = re.sub(r"\\phantom\s*(?:\{[^{}]*\}|\S)", "", s)  # invisible alignment characters
     s = re.sub(r"^(?:\\approx|\\sim|=)\s*", "", s.strip())  # "\approx 8.24": the value is what follows
     s = re.sub(r"(?<!\\)\\ ", " ", s)
-    s = _NOISE.sub("", s)
+    if s.count("=") >= 2:  # "x_1 = 2 \quad x_2 = 5": a spacing command separates listed assignments
+        s = re.sub(r" ?,? ?\\q?quad ?", ", ", s)
+    s = _SPACES.sub(" ", _NOISE.sub(" ", s)).strip()
+    bracketed = _BRACKETED_MATRIX.match(s)  # "\left[\begin{array}..\end{array}\right]" is the matrix itself
+    if bracketed:
+        s = bracketed.group(1)
+    s = repeating_from_ellipsis(s.strip())
+    if policy.percent_equals_number:
+        s = _PERCENT_WORD.sub("%", s.strip())
     if policy.strip_units:
         s = _DEGREES.sub("", s)
         s = s.replace("$", "")
@@ -120,6 +189,7 @@ def normalize_span(span: str, policy: Policy) -> str:
             for _ in range(2):
                 s = _TRAILING_TEXT_BLOCK.sub("", s).strip()
                 s = _TRAILING_UNIT.sub("", s).strip()
+                s = _strip_word_tail(s)
     if policy.percent_equals_number:
         s = re.sub(r"(?<=[\d}])\s*%$", "", s.strip())
     s = re.sub(r"(?<!\\)\\ ", " ", s).replace("~", " ")
@@ -134,6 +204,9 @@ def text_key(span: str, policy: Policy) -> str:
     s = _SPACES.sub(" ", s).strip().strip(".").strip()
     if s.startswith("(") and s.endswith(")") and len(s) <= 3:
         s = s[1:-1]  # "(C)" is the letter C
+    yes_no = re.match(r"(?i)(yes|no)(?:[,.;:!]|$)", s)
+    if yes_no:  # "Yes, it is possible": the answer is the yes
+        s = yes_no.group(1)
     return s if policy.case_sensitive_text else s.lower()
 
 
@@ -156,7 +229,7 @@ _UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\
 
 def unit_of(span: str) -> str | None:
     """The known unit an answer ends with (canonical, with its power), or None."""
-    s = span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ").strip()
+    s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ")).strip()[-200:]
     m = _UNIT_AT_END.search(s)
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None

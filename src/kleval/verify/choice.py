@@ -1,0 +1,59 @@
+"""Multiple-choice answers: the final committed option letter of a completion.
+
+Committed statements are a boxed letter, an answer phrase ("the answer is (B)", "Answer: D",
+"the correct option is C", Mr-Ben's "Choice_B") and a completion that *is* an option ("C) 42",
+"(B)", "B"). The LAST committed statement wins, so an abandoned first guess loses to a later
+"Therefore, the correct answer is (A)", and a later mere mention ("option B fails because ...")
+is not a statement at all. Only without any statement does the last `(B)` or `**B**` count.
+A loop of four or more statements naming three or more letters is degenerate: `no_answer`.
+"""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.extract import boxes_with_positions, compact_whitespace
+from kleval.verify.grammar import answer_region
+
+_WINDOW = 6000
+
+
+def _phrase_pattern(letters: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?|(?:option|choice)(?: is| ?:))"
+        rf" ?(?:option |choice )?[*(\[]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
+        re.IGNORECASE,
+    )
+
+
+def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
+    """The chosen letter and how it was found (or None and why not)."""
+    region = answer_region(text)
+    offset = max(0, len(region) - _WINDOW)
+    tail = region[offset:]
+    statements: list[tuple[int, str, str]] = []
+    for start, _, content in boxes_with_positions(region)[-1:]:
+        m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
+        statements.append((start, m.group(1) if m else content.strip(), "boxed"))
+    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase")
+               for m in _phrase_pattern(letters).finditer(tail)]
+    lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
+    if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
+        phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase"))
+    phrases = [p for p in phrases if p[1] in letters]
+    statements.extend(phrases[-1:])
+    bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
+    if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
+        statements.append((0, bare.group(1), "bare-option"))  # "C) 42"; not "B) is tempting, but D) is right"
+    if len(phrases) >= 4 and len({p[1] for p in phrases[-4:]}) >= 3:
+        return None, f"conflicting answers {[p[1] for p in phrases[-4:]]} (a repetition loop), not graded as a guess"
+    if statements:
+        _, letter, how = max(statements, key=lambda s: s[0])
+        return letter, how
+    last = None
+    for last in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
+        pass
+    if last is not None:
+        return (last.group(1) or last.group(2)), "last-mentioned"
+    return None, "no choice letter found"

@@ -1,0 +1,50 @@
+"""Decimal readings: a decimal comma (`1000,99`, `0,111`) and a decimal written to float precision.
+
+Both are ways of writing one number that the plain parser reads as something else (a list of two
+integers; a rational that differs from 1/12 in the 17th place). compare.py asks these helpers
+only where one side is a number, so `1,2` stays a list of two answers everywhere else.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FLOAT_PRECISION_PLACES = 12  # a decimal with this many places is a float-precision value, not a rounding
+
+
+def decimal_places(x: Any) -> int:
+    """Places after the point of a rational written as a terminating decimal (its denominator 2^a 5^b)."""
+    if x is None or not x.is_Rational or x.q == 1:
+        return 0
+    q, places = int(x.q), 0
+    while q % 10 == 0 and places < 40:
+        q //= 10
+        places += 1
+    return places if q == 1 else 0
+
+
+def float_precision_decimal(a: Any, b: Any) -> bool:
+    """`0.0833333333333333` for 1/12: a decimal of >= 12 places that equals the other value to its last place."""
+    for x, other in ((a, b), (b, a)):
+        places = decimal_places(x)
+        q = int(other.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        repeating = q != 1  # 1/12 has no finite decimal; 2 or 2.5 do, so 2.000...01 is not them
+        if repeating and FLOAT_PRECISION_PLACES <= places <= 20 and abs(x - other) <= 10 ** -places:
+            return True
+    return False
+
+
+def decimal_comma(number: Any, pair: Any) -> bool | None:
+    """`1000,99` or `0,111` (one comma, not a thousands group) against a non-integer number: a decimal comma."""
+    if number.kind != "number" or pair.kind != "list" or len(pair.value) != 2 or number.value.is_integer:
+        return None
+    m = re.fullmatch(r"(-?\d+),(\d+)", pair.source.strip())
+    if not m or (len(m.group(2)) == 3 and m.group(1) != "0"):
+        return None
+    import sympy
+
+    return bool(number.value == sympy.Rational(f"{m.group(1)}.{m.group(2)}"))

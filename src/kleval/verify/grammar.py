@@ -1,0 +1,378 @@
+"""The final-answer grammar: which statement of a completion is its committed final answer.
+
+A completion commits to an answer with a *statement*: a `\\boxed{}` (several adjacent boxes are
+one list answer; a `x = ` written before a box keeps its name), an answer phrase ("the final
+answer is", "Answer:", "answer is"), a closing `A: 3` line or `####`. The LAST committed
+statement wins, so a box later retracted in prose ("Wait ... so the answer is 24") loses, and a
+box inside `<think>` never beats what follows `</think>`. Without a statement the grammar reads
+the conclusion: a "Therefore/Thus/So ... is X" sentence of the last paragraph, or a final
+sentence ending in a value after a copula ("... which is $64$.", "The volume is \\(108\\) cubic
+units."), and finally a bare answer (the whole completion is an expression or a short phrase).
+Nothing else is guessed: a stray number mid-text is never an answer under the math policy.
+
+All work is on the compacted text (whitespace runs collapsed) and on the final WINDOW characters
+for statements, so every pattern runs in linear time on degenerate input.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kleval.verify.extract import (boxes_with_positions, clean_span, compact_whitespace, gsm8k_final,
+                                   last_number, math_blocks, math_safe_tail)
+
+WINDOW = 4000  # answer statements are looked for in the final part of the text only
+BARE_MAX_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One answer statement: its span, how it was found, and where it starts in the region."""
+
+    span: str
+    how: str
+    start: int
+
+
+_CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
+
+
+def answer_region(text: str) -> str:
+    """The part of a completion that can hold its final answer: after the last `</think>` when
+    anything follows it (a box inside the thinking is a guess, not the answer)."""
+    text = compact_whitespace(text)
+    special = _CHAT_TOKEN.search(text)
+    if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
+        text = text[: special.start()]
+    end = text.rfind("</think>")
+    if end != -1 and text[end + 8 :].strip():
+        return text[end + 8 :]
+    return text[:end] if end != -1 else text
+
+
+# --- boxes ----------------------------------------------------------------------------------
+
+_GREEK = r"alpha|beta|gamma|delta|theta|lambda|mu|phi|varphi|omega|rho|sigma|tau|psi|xi|eta|zeta|kappa|nu|epsilon"
+NAME = (rf"(?:[A-Za-z]|\\(?:{_GREEK}))(?:_\{{?\w{{1,4}}\}}?)?(?:\^\{{-1\}}|\^\{{?\*\}}?|')?(?:\([A-Za-z0-9, ]{{1,12}}\))?"
+        rf"|\( ?[A-Za-z](?: ?, ?[A-Za-z]){{1,5}} ?\)")
+_NAME_BEFORE_BOX = re.compile(rf"(?:^|[\s$(\[,;:])({NAME}) ?= ?$")
+_JOINER_TOKENS = re.compile(
+    rf"\\text\{{[^{{}}]{{0,30}}\b(?:and|or)\b[^{{}}]{{0,10}}\}}|(?<![A-Za-z])[a-z]{{2,15}}(?: [a-z]{{2,15}})? (?=and\b)"
+    rf"|\\text\{{ ?(?:and|or|,)? ?\}}|\\mbox\{{ ?(?:and|or|,)? ?\}}|\\q?quad|\\[()\[\]]|\\\\|\\,|\band\b|\bor\b"
+    rf"|\brespectively\b|(?:{NAME}) ?=|[\s,;&$]"
+)
+
+
+def is_joiner(gap: str) -> bool:
+    """Whether the text between two answers only joins them (`, `, ` and `, `\\quad`, `y =`)."""
+    return len(gap) <= 80 and not _JOINER_TOKENS.sub("", gap).strip()
+
+
+def _named_box(region: str, start: int, content: str) -> str:
+    m = _NAME_BEFORE_BOX.search(region[max(0, start - 40) : start])
+    return f"{m.group(1)} = {content.strip()}" if m else content.strip()
+
+
+def last_box_group(region: str) -> Statement | None:
+    """The last box, joined with the boxes right before it into one list answer."""
+    boxes = boxes_with_positions(region)
+    if not boxes:
+        return None
+    group = [boxes[-1]]
+    for previous in reversed(boxes[:-1]):
+        if not is_joiner(region[previous[1] : group[0][0]]):
+            break
+        group.insert(0, previous)
+    spans = [_named_box(region, start, content) for start, _, content in group]
+    return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0])
+
+
+# --- answer phrases -------------------------------------------------------------------------
+
+_ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
+                            r"(?: ?[:=])?", re.IGNORECASE)
+_OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
+
+
+def _phrase_value(rest: str) -> str | None:
+    """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
+    following = rest[:800].lstrip(" *\n")
+    block = math_blocks(following)
+    if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
+        return block[0][2] or None
+    lines = rest[:600].split("\n")
+    segment = lines[0].strip().strip("*").strip()
+    if not segment and len(lines) > 1:
+        segment = next((line.strip() for line in lines[1:] if line.strip()), "")
+    if not segment:
+        return None
+    if "\\boxed" in segment or "\\fbox" in segment:
+        boxes = boxes_with_positions(segment)
+        if boxes:
+            return boxes[-1][2].strip() or None
+    blocks = math_blocks(segment)
+    if blocks and not segment[: blocks[0][0]].strip(" *:"):
+        return joined_math(segment, from_start=True)  # "is $28\\%$."
+    stated = _value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
+    if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
+        return stated
+    value = joined_math(segment, from_start=True)
+    if value is not None:
+        return value
+    segment = re.split(r"\.\s|\.$", segment)[0]
+    return clean_span(segment) or None
+
+
+def joined_math(segment: str, from_start: bool) -> str | None:
+    """The first (or last) math block of `segment`, joined with its neighbours when only a joiner
+    separates them (`$12$ and $13$` -> `12, 13`)."""
+    blocks = math_blocks(segment)
+    if not blocks:
+        return None
+    order = blocks if from_start else list(reversed(blocks))
+    group = [order[0]]
+    for block in order[1:]:
+        left, right = (group[-1], block) if from_start else (block, group[0])
+        if not is_joiner(segment[left[1] : right[0]]):
+            break
+        group.append(block) if from_start else group.insert(0, block)
+    return ", ".join(content for _, _, content in group if content) or None
+
+
+def last_answer_phrase(region: str) -> Statement | None:
+    """The value after the last answer phrase in the final window."""
+    tail = math_safe_tail(region, WINDOW)
+    offset = len(region) - len(tail)
+    lower = tail.lower()
+    positions, at = [], lower.find("answer")
+    while at != -1:  # str.find is far cheaper than a case-insensitive regex scan of the whole window
+        positions.append(at - 6 if lower[max(0, at - 6) : at] == "final " else at)
+        at = lower.find("answer", at + 6)
+    matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
+    for m in reversed(matches):
+        stated = m.group(0).lower().rstrip()
+        heading = stated.startswith("final") and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
+        committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
+        if not committed:
+            continue
+        value = _phrase_value(tail[m.end() :])
+        return Statement(value, "answer-phrase", offset + m.start()) if value else None
+    return None
+
+
+def ends_in_answer_phrase(region: str) -> bool:
+    """Whether the last answer phrase has nothing after it: the output was cut off before its answer."""
+    tail = region[-200:].rstrip(" \t\n.;,!*$\\([")
+    return bool(re.search(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", tail, re.IGNORECASE))
+
+
+_A_LINE = re.compile(r"(?:^|\n) ?(?:A|Ans)[:.] ?(\S[^\n]{0,200})")
+
+
+def closing_a_line(region: str) -> Statement | None:
+    """A GSM8K-style `A: 3` among the last two non-empty lines."""
+    tail = region.rstrip()[-600:]
+    lines = [line for line in tail.split("\n") if line.strip()][-2:]
+    for line in reversed(lines):
+        m = _A_LINE.match("\n" + line)
+        if m:
+            value = joined_math(m.group(1), from_start=True) or clean_span(m.group(1))
+            return Statement(value, "A:-line", len(region) - len(tail) + tail.rfind(line)) if value else None
+    return None
+
+
+def marker_statement(region: str) -> Statement | None:
+    value = gsm8k_final(region[-WINDOW:])
+    return Statement(value, "####", region.rfind("####")) if value else None
+
+
+# --- conclusions ----------------------------------------------------------------------------
+
+_CONCLUDING = re.compile(r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently|Conclusion)\b",
+                         re.IGNORECASE)
+_FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
+            r"indeed|still|equal to|given by|found to be|the following")
+_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains)"
+                            rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
+_VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
+                              re.IGNORECASE)
+_NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
+_LEADING_NUMBER = re.compile(_NUMBER_TEXT)
+_UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
+_COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def _value_ending(sentence: str, concluding: bool) -> str | None:
+    """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    s = sentence.strip().rstrip(".!").replace("**", "").strip()
+    blocks = math_blocks(s)
+    for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
+        if _VALUE_IS_ANSWER.match(s[end:]):
+            return content
+    if blocks and _UNIT_TAIL.match(s[blocks[-1][1] :]):
+        value = joined_math(s, from_start=False)
+        first_start = blocks[-1][0]
+        for block in reversed(blocks[:-1]):  # where the joined group starts
+            if is_joiner(s[block[1] : first_start]):
+                first_start = block[0]
+            else:
+                break
+        if value and _COPULA_AT_END.search(s[:first_start]):
+            return value
+        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]):
+            return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
+    if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
+        outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
+        numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
+        if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
+            return blocks[0][2]
+        if not blocks and len(numbers) == 1:
+            return numbers[0]
+    copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
+    number = re.search(copula + "(" + _NUMBER_TEXT + r")(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
+    if number:  # "is 25 square units", "= 80", "is 1 000 dollars"
+        return number.group(1)
+    word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
+    if word:
+        return word.group(1)  # a word answer: "so the function is even."
+    return None
+
+
+def conclusion(region: str) -> Statement | None:
+    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value."""
+    tail = math_safe_tail(region.rstrip(), 800)
+    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    paragraph = paragraphs[-1]
+    offset = len(region) - len(tail) + tail.rfind(paragraph)
+    # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
+    paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
+    sentences = _sentences(paragraph)
+    while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
+        sentences.pop()
+    final = len(sentences) - 1
+    while final > 0 and len(sentences) - final <= 2 and not re.search(r"\d|\$|\\\(|\\\[", sentences[final]) \
+            and _value_ending(sentences[final], False) is None:
+        final -= 1  # a closing remark without any value ("This covers all steps ...")
+    for index in range(final, -1, -1):
+        sentence = sentences[index]
+        concluding = bool(_CONCLUDING.match(sentence))
+        if not concluding and index != final:
+            continue
+        value = _value_ending(math_safe_tail(sentence, 600), concluding)
+        if value:
+            return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
+    return None
+
+
+def bold_final_line(region: str) -> Statement | None:
+    """A markdown-bold answer that is the whole last non-empty line (e.g. `**42**`)."""
+    lines = [line.strip() for line in region.rstrip()[-400:].split("\n") if line.strip()]
+    if not lines:
+        return None
+    m = re.fullmatch(r"\*\*([^*]{1,200})\*\*\.?", lines[-1])
+    return Statement(clean_span(m.group(1)), "bold-final-line", len(region)) if m else None
+
+
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_UNIT_OR_PERCENT = {"percent", "percentage", "pct", "cm", "mm", "km", "m", "kg", "g", "units", "degrees", "dollars",
+                    "cents", "meters", "miles", "hours", "minutes", "seconds", "days", "feet", "inches", "sqrt", "pi",
+                    "frac", "sin", "cos", "tan", "log", "ln", "exp", "cot", "sec", "csc", "arcsin", "arccos", "arctan"}
+
+
+def bare_answer(region: str) -> Statement | None:
+    """The whole (short) completion when it is an expression, a math block or a short phrase."""
+    text = region.strip()
+    if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
+        return None
+    blocks = math_blocks(text)
+    if blocks:
+        outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
+        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12:
+            value = joined_math(text, from_start=False)
+            return Statement(value, "bare-math", 0) if value else None
+        return None
+    words = [w for w in _PROSE_WORD.findall(text) if w.lower() not in _UNIT_OR_PERCENT]
+    if not words:  # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent"
+        return Statement(clean_span(text), "bare-answer", 0)
+    if len(words) <= 4 and not re.search(r"[\d=]", text):  # a short word answer: "Evelyn", "even"
+        return Statement(clean_span(text), "bare-phrase", 0)
+    return None
+
+
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$")
+_RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
+                         re.IGNORECASE)
+
+
+def find_math_answer(text: str) -> tuple[str | None, str]:
+    """The final-answer span of a math completion and how it was found."""
+    region = answer_region(text)
+    box = last_box_group(region)
+    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region)) if s]
+    if statements:
+        last = max(statements, key=lambda s: s.start)
+        if last is not box and box is not None and not re.search(r"\d|\\", last.span):
+            last = box  # words after an answer phrase ("the answer is correct") never retract a box
+        if last is box:
+            after = region[box.start :]
+            if _RETRACTION.search(after):  # "\boxed{20}? Wait, ... Therefore, the total is 24."
+                later = conclusion(after[after.find("}") + 1 :])
+                if later is not None:
+                    return later.span, f"{later.how} (after a retracted box)"
+        return last.span, last.how
+    if ends_in_answer_phrase(region):
+        return None, "the text ends in an answer phrase with nothing after it (truncated)"
+    if _TRUNCATED_END.search(region[-200:].rstrip()):
+        return None, "the text stops inside a box or an expression (truncated); no committed answer"
+    short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
+    for finder in ((bare_answer, bold_final_line, conclusion) if short else (bold_final_line, conclusion, bare_answer)):
+        found = finder(region)
+        if found is not None and found.span:
+            return found.span, found.how
+    return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
+
+
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+
+
+def find_number_answer(text: str) -> tuple[str | None, str]:
+    """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
+    span, how = find_math_answer(text)
+    if span is not None and re.search(r"\d", span):
+        if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
+            return last_number(span), how + "/last-number-in-span"
+        return span, how
+    lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    numbers = _STANDALONE_NUMBER.findall(lines[-1]) if lines else []
+    number = numbers[-1].rstrip(",") if numbers else None  # never the 2 glued inside "AZYUK2A"
+    if number is not None:
+        return number, "last-number-of-final-line"
+    return span, how
+
+
+def find_gsm8k_answer(text: str) -> tuple[str | None, str]:
+    """GSM8K: `####`, boxed, answer phrase, a closing `A: x` line, then the last number in the text."""
+    region = answer_region(text)
+    box = last_box_group(region)
+    phrase = last_answer_phrase(region)
+    for span, how in ((gsm8k_final(region), "####"), (box.span if box else None, "boxed"),
+                      (phrase.span if phrase else None, "answer-phrase")):
+        if span is not None:
+            if re.search(r"[A-Za-z]{3,}", span.replace("\\frac", "")) and last_number(span) is not None:
+                return last_number(span), how + "/last-number-in-span"  # "Verna received $7.00 in change"
+            return span, how
+    a_line = closing_a_line(region)
+    if a_line is not None:
+        return a_line.span, a_line.how
+    number = last_number(region)
+    if number is not None:
+        return number, "last-number"
+    return None, "no number in the completion"
