@@ -35,6 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, help="longest completion in tokens")
     parser.add_argument("--ppo-epochs", type=int, help="updates per rollout batch (off-policy when > 1)")
     parser.add_argument("--staleness", type=int, help="train on rollouts from the policy N updates ago")
+    parser.add_argument("--recipe", choices=["kleval", "async"], default="kleval",
+                        help="'async': the paper's off-policy recipe: -clamp(pi/pi_old, 0, 8) * (R - group mean), "
+                             "no PPO clip, token mean, KL clamped to [-10, 10], rollouts --async-level updates stale")
+    parser.add_argument("--async-level", type=int, default=None,
+                        help="--recipe async: rollouts come from the policy this many updates ago (default 10)")
+    parser.add_argument("--ratio-cap", type=float, default=None,
+                        help="--recipe async: per-token importance ratio clamped to [0, cap] (default 8)")
     parser.add_argument("--save-every", type=int, help="steps between checkpoints (global_step_N)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
     parser.add_argument("--rollout", choices=["tiny", "hf", "vllm"], help="rollout backend")
@@ -98,6 +105,13 @@ def _config(args):
 
         kl = replace(config.kl, **kl_changes)
         config = replace(config, kl=kl, preset=preset_name(kl))
+    if args.recipe == "async":
+        from kleval.train.async_recipe import apply_recipe
+
+        level = args.async_level if args.async_level is not None else args.staleness
+        config = apply_recipe(config, async_level=level, ratio_cap=args.ratio_cap)
+    elif args.async_level is not None or args.ratio_cap is not None:
+        raise ConfigError("--async-level and --ratio-cap belong to --recipe async")
     return config
 
 

@@ -167,6 +167,11 @@ def collect_rollout(run: Session) -> Rollout:
 def reward_advantages(config: TrainConfig, rollout: Rollout, scores, sampling_logprobs):
     """Per-token advantages [B, T] and shaped rewards [B] (task reward minus the reward-placed KL)."""
     mask = rollout.batch.response_mask.float()
+    if config.recipe == "async":  # the paper's off-policy recipe: R - group mean, KL as a clamped sequence sum
+        from kleval.train.async_recipe import async_advantages
+
+        return async_advantages(rollout.rewards, sampling_logprobs, scores.ref_logprobs, mask, kl=config.kl,
+                                samples_per_prompt=config.samples_per_prompt)
     penalty = None
     if config.kl.in_reward:
         penalty, _ = kl_terms(config.kl, sampling_logprobs - scores.ref_logprobs, mask)
@@ -186,6 +191,10 @@ def update_policy(run: Session, batch: RolloutBatch, scores, advantages, old_log
     config, policy = run.config, run.policy
     mask = batch.response_mask.float()
     weights = LossWeights.for_batch(mask, config.loss_aggregation, max_length=config.max_new_tokens)
+    if config.recipe == "async":  # each micro-batch divided by its own tokens (train/async_recipe.py)
+        from kleval.train.async_recipe import micro_batch_weights
+
+        weights = micro_batch_weights(mask, config.micro_batch_size)
     plan = micro_batches(batch, config.micro_batch_size)
     groups = agree_on_sharing([shared_prompt_group(rows) for _, rows in plan], run.ranks)
     split = bool(config.kl.in_loss and config.grad_norm_split_every and step % config.grad_norm_split_every == 0)
@@ -196,9 +205,15 @@ def update_policy(run: Session, batch: RolloutBatch, scores, advantages, old_log
     for (index, rows), group in zip(plan, groups):
         logprobs = run.policy_scorer.token_logprobs(run.policy_scorer.states(rows, group), rows.response_ids)
         old = old_logprobs[index] if old_logprobs is not None else logprobs.detach()
-        terms = compute_loss(logprobs, old, scores.ref_logprobs[index], advantages[index], mask[index],
-                             kl=config.kl, aggregation=config.loss_aggregation, clip_epsilon=config.clip_epsilon,
-                             max_length=config.max_new_tokens, weights=weights.rows(index))
+        if config.recipe == "async":
+            from kleval.train.async_recipe import async_loss
+
+            terms = async_loss(logprobs, old, scores.ref_logprobs[index], advantages[index], mask[index],
+                               kl=config.kl, ratio_cap=config.ratio_cap, weights=weights.rows(index))
+        else:
+            terms = compute_loss(logprobs, old, scores.ref_logprobs[index], advantages[index], mask[index],
+                                 kl=config.kl, aggregation=config.loss_aggregation, clip_epsilon=config.clip_epsilon,
+                                 max_length=config.max_new_tokens, weights=weights.rows(index))
         if split:
             kl_grads = backward_kl_apart(policy, terms, kl_grads)
         else:
