@@ -1,7 +1,7 @@
 """`kleval verify --input IN.jsonl --output OUT.jsonl`: grade (gold, completion) rows from a file.
 
 Each input row holds `gold`, `completion`, optional `kind` (math|number|choice, default math)
-and optional `policy` (a preset name: default|number|gsm8k|choice|exact); `--policy` sets the policy
+and optional `policy` (default|number|gsm8k|choice|exact|countdown); `--policy` sets the policy
 of rows that name none. Each output row repeats the input and adds `correct`, `status`,
 `extracted` and the rest of the verdict: canonical forms, the `rule` and the `policy` that decided,
 and a one-line `explanation`.
@@ -36,8 +36,9 @@ def read_items(path: str, default_policy: str = "default") -> tuple[list[dict], 
     from kleval.verify.policy import PRESETS
     from kleval.verify.pool import VerifyItem
 
-    if default_policy not in PRESETS:
-        raise DataError(f"--policy {default_policy!r} is not one of {', '.join(sorted(PRESETS))}")
+    known = sorted(set(PRESETS) | {"countdown"})  # countdown: the Countdown task's expression grader
+    if default_policy not in known:
+        raise DataError(f"--policy {default_policy!r} is not one of {', '.join(known)}")
     if not Path(path).is_file():
         raise DataError(f"cannot read {path}: no such file; pass an existing JSONL file to --input")
     rows, items = [], []
@@ -50,8 +51,8 @@ def read_items(path: str, default_policy: str = "default") -> tuple[list[dict], 
         if kind not in KINDS:
             raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
         policy = row.get("policy") or default_policy
-        if not isinstance(policy, str) or policy not in PRESETS:
-            raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(sorted(PRESETS))}")
+        if not isinstance(policy, str) or policy not in known:
+            raise DataError(f"{where}: policy {policy!r} is not one of {', '.join(known)}")
         rows.append(row)
         items.append(VerifyItem(row["gold"], row["completion"], kind, policy))
     if not rows:
