@@ -2,9 +2,12 @@
 
 Rows: every `label_type == "final_answer"` row with a gold in ../shared/data/model_outputs/
 (ProcessBench GSM8K/MATH/OlympiadBench, Qwen2.5-Math MATH samples, MMLU-Pro, OpenAI GSM8K).
+The OpenAI GSM8K rows are graded a second time as kind `number` under the default policy (what a
+user without the `gsm8k` policy gets); those copies count in throughput, not in the totals.
 Both verifiers grade the same rows in the same run on the same machine. Printed per verifier:
 agreement with the labels, false accepts (verifier says correct, label says wrong), false
-rejects, verdicts per second and p99 latency; then the throughput ratio kleval/Math-Verify.
+rejects, verdicts per second and p99 latency; then the throughput ratio kleval/Math-Verify and
+agreement and false accepts per source (file / benchmark), side by side.
 kleval runs through VerifierPool (2 workers, as the eval runner uses it) for throughput and
 in-process for latency; Math-Verify runs in process (its signal timeouts need the main thread).
 
