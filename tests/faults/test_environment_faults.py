@@ -39,6 +39,7 @@ def saturate_cpu(processes: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
 
 
+@pytest.mark.slow
 def test_hostile_answers_under_load_get_the_idle_verdicts(tmp_path):
     items = hostile_items()
     assert len(items) >= 50
@@ -143,6 +144,7 @@ def _snapshot(root: Path, skip: Path) -> set[str]:
     return {str(p) for p in root.rglob("*") if skip not in p.parents and p != skip}
 
 
+@pytest.mark.slow
 def test_hostile_checkpoints_run_nothing_and_write_nothing_outside_the_study(tiny_checkpoint, tmp_path, data_dir):
     marker = tmp_path / "marker"
     common = ["--tasks", "gsm8k", "--limit", "1", "--max-tokens", "2", "--data-dir", data_dir, "--no-progress"]

@@ -18,6 +18,7 @@ from stub_openai import StubOpenAI
 pytestmark = pytest.mark.faults
 KILLS = {"eval": 8, "rescore": 5, "report": 4, "train": 3}  # 20 in all (the slow variants); fast: 2 each
 FAST_AND_FULL = pytest.mark.parametrize("kills", [2, pytest.param("full", marks=pytest.mark.slow)])
+FULL_ONLY = pytest.mark.parametrize("kills", [pytest.param("full", marks=pytest.mark.slow)])
 
 
 def eval_argv(model: Path, out: Path, data_dir: Path) -> list[str]:
@@ -61,7 +62,7 @@ def test_eval_killed_at_random_moments_resumes_to_the_same_study(served, referen
     assert lock_is_free(out)
 
 
-@FAST_AND_FULL
+@FULL_ONLY
 def test_rescore_killed_at_random_moments_gives_the_same_scores(reference, tmp_path, kills):
     kills = KILLS['rescore'] if kills == "full" else kills
     clean, _ = reference
@@ -80,7 +81,7 @@ def test_rescore_killed_at_random_moments_gives_the_same_scores(reference, tmp_p
     assert lock_is_free(study)
 
 
-@FAST_AND_FULL
+@FULL_ONLY
 def test_report_killed_at_random_moments_leaves_whole_files(reference, tmp_path, kills):
     kills = KILLS['report'] if kills == "full" else kills
     clean, _ = reference
