@@ -13,7 +13,6 @@ own forward at rollout time.
 """
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import deque
