@@ -4,7 +4,7 @@
 number derived from the prompt, or with `long_answers` for half the prompts a boxed
 answer a third of that long), "stall" (never answers), "500" (HTTP 500 each time),
 "truncate" (cuts its JSON body in half), "drop" (closes the connection without a reply).
-Every request's headers are kept in `seen_auth` so tests can check where a key travels.
+`delay` holds every answer that long. Every request's headers are kept in `seen_auth` so tests can check where a key travels.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class StubOpenAI:
-    def __init__(self, mode: str = "long", length: int = 10_000, long_answers: bool = False):
-        self.mode, self.length, self.long_answers = mode, length, long_answers
+    def __init__(self, mode: str = "long", length: int = 10_000, long_answers: bool = False, delay: float = 0.0):
+        self.mode, self.length, self.long_answers, self.delay = mode, length, long_answers, delay
         self.requests = 0
         self.seen_auth: list[str] = []
         self.lock = threading.Lock()
@@ -58,6 +58,7 @@ class StubOpenAI:
                 with stub.lock:
                     stub.requests += 1
                     stub.seen_auth.append(self.headers.get("Authorization", ""))
+                time.sleep(stub.delay)  # a slow model, so that kills land during generation
                 if stub.mode == "stall":
                     time.sleep(3600)
                 if stub.mode == "drop":

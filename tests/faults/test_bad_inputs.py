@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from bad_inputs import DEFECTS, cases, fake_model
+from bad_inputs import BUILDERS, DEFECTS, fake_model
 
 from kleval.cli import main
 
@@ -36,13 +36,11 @@ def one_line(capsys, argv, env=()) -> tuple[int, str]:
     return code, errors[0] if errors else ""
 
 
-CASES = cases(Path("/nonexistent"))  # for the ids only; each test builds its own under tmp_path
+CASES = [(command, defect) for command in BUILDERS for defect in DEFECTS]
 
 
-@pytest.mark.parametrize("command,defect", [(c.command, c.defect) for c in CASES], ids=[f"{c.command}-{c.defect}" for c in CASES])
+@pytest.mark.parametrize("command,defect", CASES, ids=[f"{c}-{d}" for c, d in CASES])
 def test_bad_file_is_one_line_with_file_and_line(tmp_path, capsys, command, defect):
-    from bad_inputs import BUILDERS
-
     case = BUILDERS[command](tmp_path, defect)
     code, line = one_line(capsys, case.argv, case.env)
     if case.may_succeed and code == 0:
@@ -56,6 +54,7 @@ def test_bad_file_is_one_line_with_file_and_line(tmp_path, capsys, command, defe
         assert not (tmp_path / "study").exists()
 
 
+@pytest.mark.slow
 def test_a_10_mb_completion_is_graded_not_choked_on(tmp_path):
     from faultkit import run_kleval
 
@@ -128,6 +127,7 @@ def test_unknown_policy_and_generator_params_are_one_line(tmp_path, capsys):
     assert code == 2 and "UTF-8" in line
 
 
+@pytest.mark.slow
 def test_damaged_weights_and_a_missing_gpu_are_one_line(tiny_checkpoint, tmp_path, capsys, data_dir):
     truncated, mismatched = tmp_path / "truncated", tmp_path / "mismatched"
     shutil.copytree(tiny_checkpoint, truncated)
@@ -149,12 +149,13 @@ def test_damaged_weights_and_a_missing_gpu_are_one_line(tiny_checkpoint, tmp_pat
         assert code == 2 and "no usable CUDA" in line
 
 
-def test_unresolvable_hydra_interpolation_in_a_verl_config_is_not_a_traceback(tiny_checkpoint, tmp_path):
+def test_unresolvable_hydra_interpolation_in_a_verl_config_is_not_a_traceback(tmp_path):
     from kleval.errors import KlevalError
     from kleval.eval.checkpoints import discover
 
     step = tmp_path / "verl_run" / "global_step_3"
-    shutil.copytree(tiny_checkpoint, step / "actor" / "huggingface")
+    shutil.copytree(fake_model(tmp_path / "base"), step / "actor" / "huggingface")
+    (step / "actor" / "huggingface" / "tokenizer.json").write_text("{}")
     hydra = step / ".hydra"
     hydra.mkdir()
     (hydra / "config.yaml").write_text("algorithm:\n  kl_ctrl:\n    kl_coef: ${oc.env:KLEVAL_NOPE_UNSET}\n"

@@ -56,7 +56,7 @@ def map_within(pool: VerifierPool, items, seconds: float):
         pytest.fail(f"grading {len(items)} items did not finish within {seconds} s (pool deadlock?)")
 
 
-@pytest.mark.parametrize("policy", ["exact", "default"])
+@pytest.mark.parametrize("policy", ["exact", pytest.param("default", marks=pytest.mark.slow)])
 def test_long_completions_through_the_pool_api(policy):
     items = long_items(72, policy)
     with bounded_pool(workers=2, timeout_s=30) as pool:
@@ -74,7 +74,7 @@ def test_long_replies_and_long_requests_at_once():
     assert all(v.extracted == items[0].completion for v in verdicts)
 
 
-@pytest.mark.parametrize("policy", ["exact", "default"])
+@pytest.mark.parametrize("policy", ["exact", pytest.param("default", marks=pytest.mark.slow)])
 def test_long_completions_through_kleval_verify(tmp_path, policy):
     rows = [{"gold": i.gold, "completion": i.completion, "policy": policy} for i in long_items(64, policy, seed=1)]
     source, output = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
@@ -131,6 +131,7 @@ def fake_served_model(root) -> str:
     return str(model)
 
 
+@pytest.mark.slow
 def test_study_eval_and_rescore_of_long_outputs(tmp_path, data_dir):
     from stub_openai import StubOpenAI
 

@@ -43,6 +43,7 @@ def server():
         yield stub
 
 
+@pytest.mark.slow
 def test_task_given_as_a_path_labels_and_secrets(server, tmp_path, data_dir):
     spec = tmp_path / "my_task.toml"
     spec.write_text((Path(__file__).resolve().parents[2] / "tasks" / "gsm8k.toml").read_text())

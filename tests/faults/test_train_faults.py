@@ -48,6 +48,19 @@ def two_step_run(base_dir, tmp_path_factory):
     return run
 
 
+def test_resume_finds_a_planted_pickle_and_refuses_it(tmp_path):
+    from kleval.train.checkpoint import latest_resumable
+
+    step = tmp_path / "run" / "global_step_3"
+    step.mkdir(parents=True)
+    marker = tmp_path / "marker"
+    (step / "trainer_state.pt").write_bytes(pickle.dumps(_Payload(marker)))
+    with pytest.raises(CheckpointError, match="is a pickle, which can run code"):
+        latest_resumable(tmp_path / "run")
+    assert not marker.exists()
+
+
+@pytest.mark.slow
 def test_a_planted_pickle_in_the_run_dir_is_refused_never_run(tmp_path):
     run = tmp_path / "run"
     step = run / "global_step_7"
@@ -61,6 +74,7 @@ def test_a_planted_pickle_in_the_run_dir_is_refused_never_run(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_damaged_resume_state_is_a_one_line_error(two_step_run, tmp_path):
     import shutil
 

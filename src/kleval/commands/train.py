@@ -131,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
     from kleval.train.checkpoint import run_lock
     from kleval.train.loop import train
 
+    if str(config.device).startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError(f"--device {config.device}: this torch {torch.__version__} has no usable CUDA; "
+                              "use --device cpu or install a CUDA build of torch")
     main_rank = os.environ.get("RANK", "0") == "0"
     with run_lock(Path(args.out)) if main_rank else contextlib.nullcontext():  # one writer per run dir
         last = train(config, args.out, progress=not args.no_progress)

@@ -53,7 +53,7 @@ def check_run_dir(run_dir: Path, config: TrainConfig) -> None:
     existing = run_dir / ckpt.RUN_FILE
     if not existing.exists():
         return
-    previous = json.loads(existing.read_text())["config"]
+    previous = ckpt.load_run_file(run_dir).get("config") or {}  # a corrupt file is a one-line CheckpointError
     current = config.to_dict()
     defaults = TrainConfig().to_dict()  # a setting added since that run was written had its default
     differing = sorted(k for k in set(previous) | set(current)
