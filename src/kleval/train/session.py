@@ -6,7 +6,6 @@ step directory with its resume state, and reading that state back).
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
