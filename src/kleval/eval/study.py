@@ -30,8 +30,7 @@ _TRACKED_PACKAGES = ("kleval", "torch", "transformers", "tokenizers", "vllm", "s
 def safe_component(name: str, what: str) -> str:
     """`name` as one path component inside the study; DataError for '..', separators and the like,
     so nothing named in a checkpoint, task or study file can write outside the study directory."""
-    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name
-            or "\0" in name or name.startswith(".")):
+    if not isinstance(name, str) or not name or "/" in name or "\0" in name or name.startswith("."):
         raise DataError(f"{what} {name!r} cannot name a file in the study (no '/', '..', leading '.' or NUL)")
     return name
 
