@@ -75,6 +75,10 @@ def test_run_settings_label_and_row():
     assert kleval.label() == "k3-loss β=0.001"
     assert verl.label() == "k3-loss clamp(hard)=10 β=0.001 (verl)"
     assert unknown.label() == "unknown (openrlhf)"
+    token_mean = RunSettings("kleval", preset("k3-loss", beta=0.1), "rloo", "token-mean", 8)
+    assert token_mean.label() == "k3-loss token-mean β=0.1" and token_mean.name() == "k3-loss token-mean"
+    reward_only = RunSettings("kleval", preset("k1-reward", beta=0.1), "rloo", "token-mean", 8)
+    assert reward_only.label() == "k1-reward β=0.1"  # aggregation does not scale a reward-placed β
     row = verl.to_row()
     assert row["kl_clamp_mode"] == "hard" and row["trainer"] == "verl" and row["loss_aggregation"] == "token-mean"
     assert RunSettings.from_dict(verl.to_dict()) == verl

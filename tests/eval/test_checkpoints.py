@@ -70,7 +70,7 @@ def test_verl_run_reads_hydra_config_beside_the_run(tiny_checkpoint, tmp_path):
     kl = found[0].kl
     assert (kl.placement, kl.estimator, kl.loss_estimator, kl.beta) == ("both", "k1", "k3", 0.05)
     assert found[0].settings.loss_aggregation == "seq-mean-token-sum" and found[0].settings.group_size == 4
-    assert found[0].kl_label == "k1-reward+k3-loss clamp(hard)=10 β=0.05 (verl)"
+    assert found[0].kl_label == "k1-reward+k3-loss clamp(hard)=10 seq-mean-token-sum β=0.05 (verl)"
     assert found[0].train_config["algorithm"]["adv_estimator"] == "grpo"
     # A single step directory is accepted too.
     (single,) = discover(str(run / "global_step_15"))
@@ -117,7 +117,7 @@ def _pickle_trl_args(path: Path, class_name: str, **fields) -> None:
 
 @pytest.mark.parametrize("class_name, fields, expected", [
     ("GRPOConfig", {"beta": 0.04, "loss_type": "dr_grpo", "save_strategy": IntervalStrategy.STEPS},
-     ("k3-loss β=0.04 (trl-grpo)", "seq-sum-norm")),
+     ("k3-loss seq-sum-norm β=0.04 (trl-grpo)", "seq-sum-norm")),
     ("RLOOConfig", {"beta": 0.05, "num_generations": 4}, ("k1-reward β=0.05 (trl-rloo)", "seq-mean-token-sum")),
     ("GRPOConfig", {"beta": 0.0, "loss_type": "dapo"}, ("none (trl-grpo)", "token-mean")),
 ])

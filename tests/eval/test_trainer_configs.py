@@ -32,7 +32,7 @@ def copy_model(source: Path, target: Path) -> Path:
 
 @pytest.mark.parametrize("case, label, aggregation", [
     ("grpo_bias_corrected", "k3-loss iw-token β=0.04 (trl-grpo)", "token-mean"),  # 1.16's default: corrected
-    ("grpo_plain_dr_grpo", "k3-loss β=0.04 (trl-grpo)", "seq-sum-norm"),
+    ("grpo_plain_dr_grpo", "k3-loss seq-sum-norm β=0.04 (trl-grpo)", "seq-sum-norm"),
     ("grpo_no_kl", "none (trl-grpo)", "token-mean"),
     ("rloo", "k1-reward β=0.05 (trl-rloo)", "seq-mean-token-sum"),
 ])

@@ -31,6 +31,7 @@ class FakeCheckpoint:
     trainer: str = "kleval"
     kl: KLConfig | None = None  # overrides the preset's KLConfig
     loss_aggregation: str = "seq-mean-token-sum"
+    algorithm: str = "rloo"
 
     @property
     def label(self) -> str:
@@ -41,7 +42,7 @@ class FakeCheckpoint:
         if not self.preset and self.kl is None:
             return None
         kl = self.kl if self.kl is not None else preset_config(self.preset, beta=self.beta)
-        return RunSettings(self.trainer, kl, "rloo", self.loss_aggregation, 4)
+        return RunSettings(self.trainer, kl, self.algorithm, self.loss_aggregation, 4)
 
 
 def kl_checkpoint(preset: str, seed: int, step: int, accuracy: dict[str, float], beta: float = 0.1):

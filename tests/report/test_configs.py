@@ -46,8 +46,13 @@ def test_two_betas_of_one_preset_are_labelled_and_report_does_not_fail(tmp_path)
 def test_rows_differing_only_in_aggregation_are_told_apart(tmp_path):
     checkpoints = [kl_checkpoint("k3-loss", 0, 10, {"add": 0.6}),
                    FakeCheckpoint("tm", 10, "k3-loss", beta=0.1, loss_aggregation="token-mean")]
-    assert [r.display for r in _rows(tmp_path, checkpoints)] == [
-        "k3-loss, loss aggregation seq-mean-token-sum", "k3-loss, loss aggregation token-mean"]
+    assert [r.display for r in _rows(tmp_path, checkpoints)] == ["k3-loss", "k3-loss token-mean"]
+
+
+def test_rows_differing_in_what_labels_leave_out_get_it_appended(tmp_path):
+    checkpoints = [kl_checkpoint("k3-loss", 0, 10, {"add": 0.6}),
+                   FakeCheckpoint("g", 10, "k3-loss", beta=0.1, algorithm="grpo")]
+    assert [r.display for r in _rows(tmp_path, checkpoints)] == ["k3-loss, algorithm rloo", "k3-loss, algorithm grpo"]
 
 
 def test_every_preset_has_its_own_colour():

@@ -16,7 +16,7 @@ import hashlib
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from kleval.eval import study as layout
 from kleval.errors import ConfigError

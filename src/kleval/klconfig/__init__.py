@@ -188,13 +188,17 @@ class KLConfig:
 
     def label(self) -> str:
         """A readable name unique to the configuration: name plus strength ("k3-loss β=0.1")."""
+        return f"{self.name} {self.strength}" if self.strength else self.name
+
+    @property
+    def strength(self) -> str:
+        """"β=0.1" ("β=0.1/0.05": reward/loss sides of a "both"); "" without KL."""
         config = self.canonical()
         if not config.active:
-            return "none"
-        beta = f"β={config.beta:g}"
+            return ""
         if config.placement == "both" and config.loss_beta is not None:
-            beta += f"/{config.loss_beta:g}"
-        return f"{config.name} {beta}"
+            return f"β={config.beta:g}/{config.loss_beta:g}"
+        return f"β={config.beta:g}"
 
     def kleval_unsupported(self) -> list[str]:
         """What kleval's own trainer cannot run of this configuration (readable from other trainers)."""
@@ -264,6 +268,12 @@ def effective_sequence_beta(config: KLConfig, loss_aggregation: str, mean_respon
     return term[1] / max(mean_response_length, 1.0)
 
 
+# Each trainer's default loss aggregation (kleval's TrainConfig, verl's loss_agg_mode, OpenRLHF's
+# token mean, TRL GRPO's loss_type "dapo", TRL RLOO's sequence-level loss).
+DEFAULT_AGGREGATIONS = {"kleval": "seq-mean-token-sum", "verl": "token-mean", "openrlhf": "token-mean",
+                        "trl-grpo": "token-mean", "trl-rloo": "seq-mean-token-sum"}
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """What a training run's KL comparison depends on, whichever trainer wrote it.
@@ -286,8 +296,22 @@ class RunSettings:
             object.__setattr__(self, "kl", self.kl.canonical())
 
     def label(self) -> str:
-        """The KL label, with the trainer when it is not kleval: "k3-loss β=0.001 (verl)"."""
-        text = self.kl.label() if self.kl is not None else "unknown"
+        """A readable name unique to the KL comparison: the KL label, the loss aggregation when it
+        is not the trainer's default (it sets a loss-placed β's strength), and the trainer when it
+        is not kleval: "k3-loss β=0.1", "k3-loss β=0.1 token-mean", "k3-loss β=0.001 (verl)"."""
+        return self.name(with_beta=True)
+
+    def name(self, *, with_beta: bool = False) -> str:
+        """label() without β (reports leave it out when every row shares it)."""
+        if self.kl is None:
+            text = "unknown"
+        else:
+            text = self.kl.name
+            default = DEFAULT_AGGREGATIONS.get(self.trainer)
+            if self.kl.in_loss and self.loss_aggregation and default and self.loss_aggregation != default:
+                text += f" {self.loss_aggregation}"
+            if with_beta and self.kl.strength:
+                text += f" {self.kl.strength}"
         return text if self.trainer == "kleval" else f"{text} ({self.trainer})"
 
     def to_dict(self) -> dict[str, Any]:

@@ -53,8 +53,7 @@ class ConfigRow:
 
 def _name(settings: RunSettings) -> str:
     """The configuration's name without β: "k3-loss", "unknown (verl)", "k3-loss seq (openrlhf)"."""
-    text = settings.kl.name if settings.kl is not None else "unknown"
-    return text if settings.trainer == "kleval" else f"{text} ({settings.trainer})"
+    return settings.name()
 
 
 def _sort_key(settings: RunSettings | None, name: str) -> tuple:
