@@ -8,7 +8,12 @@ Every configuration runs in a fresh subprocess: the policy and the reference are
 process's resident-set high-water mark is reset (/proc/self/clear_refs) and one full RL step runs
 (no-grad scoring of policy and reference with the full-vocabulary KL, advantages, the micro-batched
 forward/backward, Adam's first step, which allocates its state). "step peak" is the high-water mark
-during the step minus the resident size before it. torch's CPU allocator hands large blocks back to
+during the step minus the resident size before it. The optimizer is SGD at learning rate 0
+(allocates nothing), so the figure is scoring + forward/backward + the fp32 gradients; Adam adds
+its two fp32 moments (8 bytes per parameter) and its step's temporaries, which do not depend on
+the batch. "- grads" takes the gradients (4 bytes per parameter) out: the rest is activations,
+logit chunks and scores, the part that depends on the batch's shape. "MB/token" divides it by the
+tokens of one micro-batch (micro x length). torch's CPU allocator hands large blocks back to
 the OS, so RSS follows what the step holds. Responses are random tokens of exactly the given length
 (no sampling: generation memory is not the trainer's).
 
@@ -85,7 +90,9 @@ def one_step(spec: dict) -> dict:
     run = type("Run", (), {})()
     run.config, run.policy, run.ranks = config, policy, Ranks()
     run.policy_scorer = Scorer(policy, settings)
-    run.optimizer = torch.optim.Adam(policy.parameters(), lr=1e-6)
+    # SGD at lr 0 without foreach allocates nothing: the peak is scoring + forward/backward (+ the
+    # fp32 gradients); Adam's moments and its step's temporaries are counted apart (fixed_mb).
+    run.optimizer = torch.optim.SGD(policy.parameters(), lr=0.0, foreach=False)
     reference_scorer = Scorer(reference, settings)
     before = _rss_mb("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
@@ -96,7 +103,9 @@ def one_step(spec: dict) -> dict:
     update_policy(run, batch, scores, advantages, None, step=1)
     seconds = time.time() - started
     peak = _rss_mb("VmHWM")
-    return {**spec, "vocab": vocab, "rss_before_mb": round(before), "step_peak_mb": round(peak - before),
+    params = sum(p.numel() for p in policy.parameters())
+    return {**spec, "vocab": vocab, "params": params, "rss_before_mb": round(before), "step_peak_mb": round(peak - before),
+            "grads_mb": round(params * 4 / 2**20),  # fp32 gradients, allocated by the step
             "seconds": round(seconds, 1), "tokens_per_second": round(rows * length / seconds, 1),
             "old_estimate_mb": round(5 * rows * length * vocab * 4 / 2**20)}
 
@@ -152,16 +161,18 @@ def main(argv=None) -> int:
 
 
 def _header() -> str:
-    return (f"{'batch':>5} {'length':>6} {'micro':>5} {'step peak MB':>12} {'MB/token':>8} {'whole batch MB':>14} "
-            f"{'old estimate MB':>15} {'s/step':>7} {'tok/s':>6}")
+    return (f"{'batch':>5} {'length':>6} {'micro':>5} {'step peak MB':>12} {'- grads':>12} {'MB/token':>8} "
+            f"{'whole batch MB':>14} {'old estimate MB':>15} {'s/step':>7} {'tok/s':>6}")
 
 
 def _format_row(row: dict) -> str:
     if "error" in row:
         return f"{row['batch']:>5} {row['length']:>6} {row['micro_batch']:>5}  error: {row['error']}"
-    per_token = row["step_peak_mb"] / (row["micro_batch"] * row["length"])
+    variable = row["step_peak_mb"] - row["grads_mb"]
+    per_token = variable / (row["micro_batch"] * row["length"])
     whole = row.get("whole_batch_peak_mb")
-    return (f"{row['batch']:>5} {row['length']:>6} {row['micro_batch']:>5} {row['step_peak_mb']:>12} {per_token:>8.2f} "
+    return (f"{row['batch']:>5} {row['length']:>6} {row['micro_batch']:>5} {row['step_peak_mb']:>12} {variable:>12} "
+            f"{per_token:>8.2f} "
             f"{('-' if whole is None else whole):>14} {row['old_estimate_mb']:>15} {row['seconds']:>7} "
             f"{row['tokens_per_second']:>6}")
 

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prompts-per-step", type=int, help="prompts per rollout batch")
     parser.add_argument("--samples-per-prompt", type=int, help="completions per prompt (the RLOO/GRPO group)")
     parser.add_argument("--max-new-tokens", type=int, help="longest completion in tokens")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (the policy trained is pi^(1/T))")
     parser.add_argument("--ppo-epochs", type=int, help="updates per rollout batch (off-policy when > 1)")
     parser.add_argument("--staleness", type=int, help="train on rollouts from the policy N updates ago")
     parser.add_argument("--recipe", choices=["kleval", "async"], default="kleval",
@@ -76,7 +77,7 @@ def _config(args):
     overrides = {key: value for key, value in {
         "algorithm": args.algorithm, "loss_aggregation": args.loss_aggregation, "learning_rate": args.lr,
         "prompts_per_step": args.prompts_per_step, "samples_per_prompt": args.samples_per_prompt,
-        "max_new_tokens": args.max_new_tokens, "ppo_epochs": args.ppo_epochs, "staleness": args.staleness,
+        "max_new_tokens": args.max_new_tokens, "temperature": args.temperature, "ppo_epochs": args.ppo_epochs, "staleness": args.staleness,
         "save_every": args.save_every, "threads": args.threads, "rollout_backend": args.rollout,
         "device": args.device, "task": args.task, "steps": args.steps,
         "grad_norm_split_every": args.grad_norm_split_every, "sharding": "fsdp" if args.fsdp else None,

@@ -62,6 +62,19 @@ def check_run_dir(run_dir: Path, config: TrainConfig) -> None:
                           "use a new --out directory or the same settings to resume")
 
 
+def resolve_model(model: str) -> str:
+    """A transformers directory for --model: the directory itself, or a GGUF file's cached
+    conversion (kleval.models, converted once and keyed by the file's hash)."""
+    path = Path(model)
+    if path.suffix.lower() != ".gguf":
+        return model
+    try:
+        from kleval.models import convert_gguf
+    except ImportError as error:
+        raise ConfigError(f"--model {model}: GGUF files need kleval.models ({error})") from error
+    return str(convert_gguf(path))
+
+
 def open_session(config: TrainConfig, run_dir: str | Path, task=None) -> Session:
     """Set up (or resume) a run: process group, run directory, models, optimizer, RNG, engine, logger."""
     import torch
@@ -84,16 +97,17 @@ def open_session(config: TrainConfig, run_dir: str | Path, task=None) -> Session
     if config.device == "cpu" and config.threads:
         torch.set_num_threads(config.threads)
     task = task or load_task(config.task)
-    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    model_dir = resolve_model(config.model)  # the run file keeps what the user gave (a .gguf path too)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
     if tokenizer.pad_token_id is None:  # many chat models ship no pad token; pads are masked anyway
         tokenizer.pad_token = tokenizer.eos_token
     resumable = ckpt.latest_resumable(run_dir)  # (step, global_step_N/) holding trainer state, or None
     dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[config.dtype]
     load = dict(dtype=dtype, attn_implementation=config.attention)
     # FSDP keeps fp32 master weights (bf16 is its compute dtype); unsharded, the policy is in `dtype`.
-    policy = AutoModelForCausalLM.from_pretrained(resumable[1] if resumable else config.model,
+    policy = AutoModelForCausalLM.from_pretrained(resumable[1] if resumable else model_dir,
                                                   **{**load, "dtype": torch.float32} if sharded else load)
-    reference = AutoModelForCausalLM.from_pretrained(config.model, **load).eval()
+    reference = AutoModelForCausalLM.from_pretrained(model_dir, **load).eval()
     reference.requires_grad_(False)
     if config.activation_checkpointing:
         policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -121,7 +135,7 @@ def open_session(config: TrainConfig, run_dir: str | Path, task=None) -> Session
     if config.rollout_backend == "vllm":  # GPU only; untested on GPU (see vllm_rollout.py)
         from kleval.train.vllm_rollout import VLLMRollout
 
-        session.engine = VLLMRollout(config.model, seed=config.seed)
+        session.engine = VLLMRollout(model_dir, seed=config.seed)
         session.engine.push_weights(sharding.full_parameters(policy))
     if ranks.is_main:
         session.logger = StepLogger(run_dir, resume_step=session.start_step, tensorboard=True)
