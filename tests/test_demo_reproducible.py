@@ -2,8 +2,8 @@
 files to the committed fixture tests/fixtures/demo_slice/ (made by this same code path).
 
 Compared: every file the demo writes outside the git-ignored runs/, samples/ and scores/ (what a
-commit of reports/demo holds). Text files are stored verbatim; figures and index.html (which
-inlines them) by sha256, to keep the fixture small. After an intended change of demo output,
+commit of reports/demo holds). Text files are stored verbatim; figures, index.html (which
+inlines them) and the sample browser's .js files by sha256, to keep the fixture small. After an intended change of demo output,
 regenerate with `KLEVAL_UPDATE_DEMO_FIXTURE=1 pytest tests/test_demo_reproducible.py` and review the diff.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "demo_slice"
-HASHED_SUFFIXES = (".png", ".pdf", ".html")
+HASHED_SUFFIXES = (".png", ".pdf", ".html", ".js")
 IGNORED_PARTS = {"runs", "samples", "scores"}  # git-ignored under reports/ (see .gitignore)
 
 
