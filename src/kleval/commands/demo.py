@@ -8,8 +8,9 @@ HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and repo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--study", choices=("paper", "beta"), default="paper",
-                   help="'paper': every preset at beta 1 (default); 'beta': the beta sweep and its frontier")
+    p.add_argument("--study", choices=("paper", "beta", "async"), default="paper",
+                   help="'paper': every preset at beta 1 (default); 'beta': the beta sweep and its frontier; "
+                        "'async': the off-policy recipe (--recipe async, 10 updates stale) and its stability")
     p.add_argument("--out", default=None, help="output directory (default reports/demo, or reports/beta_sweep)")
     p.add_argument("--steps", type=int, default=300, help="RL steps per run (default 300)")
     p.add_argument("--seeds", type=int, default=3,
@@ -54,6 +55,13 @@ def run(args: argparse.Namespace) -> int:
                                      presets=tuple(p for p in presets or SWEEP_PRESETS if p != "none"),
                                      betas=_floats(args.betas) if args.betas else SWEEP_BETAS)
         print(f"frontier: {run_beta_sweep(settings, progress=not args.no_progress)}")
+        return 0
+    if args.study == "async":
+        from kleval.async_study import ASYNC_PRESETS, AsyncStudySettings, run_async_study
+
+        settings = AsyncStudySettings(out=Path(args.out or "reports/async"), steps=args.steps, seeds=seeds,
+                                      presets=presets or ASYNC_PRESETS)
+        print(f"stability: {run_async_study(settings, progress=not args.no_progress)}")
         return 0
     from kleval.demo import PRESETS, DemoSettings, run_demo
 

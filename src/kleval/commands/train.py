@@ -43,6 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--recipe async: rollouts come from the policy this many updates ago (default 10)")
     parser.add_argument("--ratio-cap", type=float, default=None,
                         help="--recipe async: per-token importance ratio clamped to [0, cap] (default 8)")
+    parser.add_argument("--eval-every", type=int, default=None,
+                        help="evaluate the policy every N steps (saving that step) into a study directory that "
+                             "`kleval report` reads: accuracy against step without a separate eval pass")
+    parser.add_argument("--eval-tasks", default=None, help="--eval-every: comma-separated task names (kleval tasks)")
+    parser.add_argument("--eval-n", type=int, default=1, help="--eval-every: samples per problem (default 1)")
+    parser.add_argument("--eval-limit", type=int, default=100, help="--eval-every: problems per task (default 100)")
+    parser.add_argument("--eval-max-tokens", type=int, default=None,
+                        help="--eval-every: longest completion (default 256; --tiny: 8)")
+    parser.add_argument("--eval-out", default=None, help="--eval-every: study directory (default RUN_DIR/eval-study)")
     parser.add_argument("--save-every", type=int, help="steps between checkpoints (global_step_N)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default 1)")
     parser.add_argument("--rollout", choices=["tiny", "hf", "vllm"], help="rollout backend")
@@ -138,9 +147,29 @@ def run(args: argparse.Namespace) -> int:
         if not torch.cuda.is_available():
             raise ConfigError(f"--device {config.device}: this torch {torch.__version__} has no usable CUDA; "
                               "use --device cpu or install a CUDA build of torch")
+    online = _online_eval(args, config)
     main_rank = os.environ.get("RANK", "0") == "0"
     with run_lock(Path(args.out)) if main_rank else contextlib.nullcontext():  # one writer per run dir
-        last = train(config, args.out, progress=not args.no_progress)
+        last = train(config, args.out, progress=not args.no_progress, online_eval=online)
     if os.environ.get("RANK", "0") == "0":  # under torchrun, rank 0 speaks for the run
         print(f"done: {last}")
     return 0
+
+
+def _online_eval(args, config):
+    """The OnlineEval of --eval-every (None without it); unknown tasks fail before training starts."""
+    from kleval.errors import ConfigError
+
+    if args.eval_every is None:
+        if args.eval_tasks or args.eval_out:
+            raise ConfigError("--eval-tasks and --eval-out need --eval-every N")
+        return None
+    from kleval.train.online_eval import OnlineEval
+
+    tasks = tuple(t.strip() for t in (args.eval_tasks or "").split(",") if t.strip())
+    max_tokens = args.eval_max_tokens or (8 if args.tiny else 256)
+    online = OnlineEval(every=args.eval_every, tasks=tasks, out=Path(args.eval_out or Path(args.out) / "eval-study"),
+                        n=args.eval_n, limit=args.eval_limit, max_tokens=max_tokens, seed=args.seed,
+                        backend_options={"device": config.device})
+    online.check_tasks()
+    return online

@@ -38,10 +38,15 @@ class BiasedConfigurationWarning(UserWarning):
     """A KL configuration whose gradient is biased by how it is combined with the rest of the loss."""
 
 
-def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, task=None) -> Path:
-    """Run (or resume) RL training into run_dir; returns the last step directory."""
+def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, task=None, online_eval=None) -> Path:
+    """Run (or resume) RL training into run_dir; returns the last step directory.
+    online_eval: an online_eval.OnlineEval to evaluate the policy every few steps into a study."""
     warn_if_biased(config)
     run = open_session(config, run_dir, task)
+    if online_eval is not None:
+        from kleval.train import online_eval as evaluation
+
+        evaluation.at_start(online_eval, run, progress)
     rollouts: deque = deque()  # batches waiting to be trained on (a pipeline `staleness` deep)
     started = time.time()
     bar = _progress_bar(run, progress)
@@ -69,6 +74,8 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
             bar.set_postfix(reward=f"{row['reward']:.2f}", kl=f"{row['kl_exact']:.3f}")
         if step % config.save_every == 0 or step == config.steps:
             save_step(run, step)                                                            # 8. save
+        if online_eval is not None:  # evaluate the saved step into the online study
+            evaluation.after_step(online_eval, run, step, progress)
     if bar is not None:
         bar.close()
     return close_session(run)

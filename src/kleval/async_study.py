@@ -1,0 +1,206 @@
+"""The paper's off-policy study on the CPU tiny task: `kleval demo --study async`.
+
+Shah et al. train with an asynchronous recipe (train/async_recipe.py: rollouts `async_level` = 10
+updates stale, -clamp(pi/pi_old, 0, 8) * (R - group mean), no PPO clip) and report that without a
+KL the run is unstable, that K1 in the reward and K3 in the loss keep it stable, and that K1 in the
+loss and K3 in the reward oscillate. This study trains those five presets with the recipe from the
+committed tiny base, evaluates the final checkpoints on the ID/OOD arithmetic tasks and writes:
+
+- `stability.csv`: one row per run: the late-training means of reward and exact reverse KL, and
+  what instability would show as: the largest exact KL reached, the spread of the KL over the
+  second half, the drop of the 10-step moving-average reward from its best to its end, the number
+  of turns of the 20-step moving-average KL in the second half (oscillation), the share of tokens
+  whose ratio hit the cap, and the final checkpoint's ID/OOD pass@1;
+- `stability.md`: the same, averaged over seeds (mean and per-seed range);
+- `curves.{png,pdf}`: reward and exact KL against step, one colour per preset, one line per seed;
+- `study/` and the usual report (table, figures, index.html; marks against `none`).
+
+Deterministic like the demo (seeded, pinned threads, no time stamps): the same command writes the
+same files on the same kind of machine.
+"""
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+ASYNC_PRESETS = ("none", "k1-reward", "k3-loss", "k1-loss", "k3-reward")
+LATE_STEPS = 50
+FIELDS = ("preset", "seed", "run", "reward_late", "kl_late", "kl_max", "kl_std_second_half", "reward_drop",
+          "kl_turns_second_half", "ratio_capped_share", "id_pass@1", "ood_pass@1")
+
+
+@dataclass(frozen=True)
+class AsyncStudySettings:
+    out: Path = Path("reports/async")
+    base: Path | None = None  # None: the committed assets/tiny-arith-base
+    presets: tuple[str, ...] = ASYNC_PRESETS
+    seeds: tuple[int, ...] = (0, 1)
+    steps: int = 300
+    beta: float = 1.0
+    async_level: int = 10
+    eval_limit: int = 200
+    n: int = 4
+    workers: int = 2
+    threads: int = 2
+    figures: bool = True
+
+
+def _train_one(job: tuple) -> str:
+    preset_name, seed, run_dir, steps, base, beta, level = job
+    from kleval.train.async_recipe import apply_recipe
+    from kleval.train.loop import train
+    from kleval.train.tiny import tiny_config
+
+    config = apply_recipe(tiny_config(preset_name, base_dir=base, beta=beta, steps=steps, seed=seed),
+                          async_level=level)
+    train(config, run_dir, progress=False)
+    return run_dir
+
+
+def run_async_study(settings: AsyncStudySettings = AsyncStudySettings(), *, progress: bool = True) -> Path:
+    """Train, evaluate and summarize the study into settings.out; returns stability.md."""
+    import os
+
+    from kleval.demo import pinned_torch
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with pinned_torch(settings.threads):
+        return _run(settings, progress)
+
+
+def _run(settings: AsyncStudySettings, progress: bool) -> Path:
+    import multiprocessing
+
+    from kleval.demo import _drop_volatile_header_fields, _relative
+    from kleval.eval.checkpoints import discover
+    from kleval.eval.run import EvalSpec, evaluate
+    from kleval.report import build_report
+    from kleval.train.tiny import ensure_base
+    from kleval.types import SamplingParams
+
+    out = Path(settings.out)
+    out.mkdir(parents=True, exist_ok=True)
+    base = str(_relative(ensure_base(settings.base, progress=progress)))
+    jobs = [(p, seed, str(out / "runs" / f"{p}-s{seed}"), settings.steps, base, settings.beta, settings.async_level)
+            for seed in settings.seeds for p in settings.presets]
+    print(f"async study: {len(jobs)} runs of {settings.steps} steps, async_level {settings.async_level}, "
+          f"{settings.workers} at a time", flush=True)
+    if settings.workers <= 1:
+        run_dirs = [_train_one(job) for job in jobs]
+    else:
+        with multiprocessing.get_context("spawn").Pool(settings.workers) as pool:
+            run_dirs = pool.map(_train_one, jobs, chunksize=1)
+
+    steps = discover([base, *run_dirs])
+    last = {}
+    for c in steps:
+        if c.run is None or c.step is None:
+            last[c.label] = c
+        elif c.run not in last or c.step > last[c.run].step:
+            last[c.run] = c
+    study = out / "study"
+    sampling = SamplingParams(n=settings.n, temperature=1.0, top_p=1.0, max_tokens=8, seed=0)
+    evaluate(list(last.values()), EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=(1,),
+                                          limit=settings.eval_limit, chunk_size=200), study, progress=progress)
+    _drop_volatile_header_fields(study)
+    build_report(study, out, k=1, reference="none", figures=settings.figures)
+    rows = write_stability(out, [(job[0], job[1], Path(job[2])) for job in jobs], study)
+    if settings.figures:
+        plot_curves([(job[0], job[1], Path(job[2])) for job in jobs], out)
+    return write_summary(out, rows, settings)
+
+
+def _moving_average(values: list[float], window: int) -> list[float]:
+    return [statistics.fmean(values[max(0, i - window + 1): i + 1]) for i in range(len(values))]
+
+
+def _turns(values: list[float]) -> int:
+    """Changes of direction of a curve (strict local maxima and minima)."""
+    signs = [b > a for a, b in zip(values, values[1:]) if b != a]
+    return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
+
+
+def run_stability(run_dir: Path) -> dict[str, float]:
+    """The stability measures of one run from its train_log.jsonl (see the module docstring)."""
+    from kleval.train.diagnostics import read_log
+
+    rows = read_log(run_dir)
+    reward = [float(r["reward"]) for r in rows]
+    kl = [float(r["kl_exact"]) for r in rows]
+    half = len(rows) // 2
+    smooth_reward = _moving_average(reward, 10)
+    capped = [float(r.get("clip_fraction", 0.0)) for r in rows]
+    return {"reward_late": statistics.fmean(reward[-LATE_STEPS:]), "kl_late": statistics.fmean(kl[-LATE_STEPS:]),
+            "kl_max": max(kl), "kl_std_second_half": statistics.pstdev(kl[half:]),
+            "reward_drop": max(smooth_reward) - smooth_reward[-1],
+            "kl_turns_second_half": float(_turns(_moving_average(kl, 20)[half:])),
+            "ratio_capped_share": statistics.fmean(capped)}
+
+
+def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -> list[dict]:
+    """stability.csv: one row per run; returns the rows."""
+    with open(study / "results.csv", newline="", encoding="utf-8") as handle:
+        results = {(r["run"], r["split"]): float(r["pass@1"]) for r in csv.DictReader(handle)}
+    rows = []
+    for preset_name, seed, run_dir in runs:
+        row = {"preset": preset_name, "seed": seed, "run": run_dir.name, **run_stability(run_dir),
+               "id_pass@1": results.get((run_dir.name, "id"), float("nan")),
+               "ood_pass@1": results.get((run_dir.name, "ood"), float("nan"))}
+        rows.append(row)
+    with open(out / "stability.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(FIELDS)
+        for row in rows:
+            writer.writerow([row[f] if f in ("preset", "seed", "run") else f"{row[f]:.4g}" for f in FIELDS])
+    return rows
+
+
+def write_summary(out: Path, rows: list[dict], settings: AsyncStudySettings) -> Path:
+    """stability.md: per preset, the mean over seeds with the per-seed values in brackets."""
+    columns = FIELDS[3:]
+    lines = [f"Async recipe, async_level {settings.async_level}, beta {settings.beta:g}, {settings.steps} steps, "
+             f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
+             f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence.", "",
+             "| preset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for preset_name in settings.presets:
+        group = [r for r in rows if r["preset"] == preset_name]
+        cells = []
+        for column in columns:
+            values = [r[column] for r in group]
+            per_seed = " / ".join(f"{v:.2f}" for v in values)
+            cells.append(f"{statistics.fmean(values):.2f} ({per_seed})" if len(values) > 1 else f"{values[0]:.2f}")
+        lines.append(f"| {preset_name} | " + " | ".join(cells) + " |")
+    path = out / "stability.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def plot_curves(runs: list[tuple[str, int, Path]], out: Path) -> None:
+    """curves.{png,pdf}: 10-step moving averages of reward and exact KL against step."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kleval.report.configs import PRESET_COLOURS
+    from kleval.train.diagnostics import read_log
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    labelled = set()
+    for preset_name, _, run_dir in runs:
+        rows = read_log(run_dir)
+        steps = [r["step"] for r in rows]
+        colour = PRESET_COLOURS.get(preset_name, "#000000")
+        label = None if preset_name in labelled else preset_name
+        labelled.add(preset_name)
+        axes[0].plot(steps, _moving_average([float(r["reward"]) for r in rows], 10), color=colour, lw=1, label=label)
+        axes[1].plot(steps, _moving_average([float(r["kl_exact"]) for r in rows], 10), color=colour, lw=1)
+    axes[0].set(xlabel="step", ylabel="training reward (10-step mean)", title="reward")
+    axes[1].set(xlabel="step", ylabel="exact KL(pi || ref) (10-step mean)", title="KL", yscale="log")
+    axes[0].legend(fontsize=7, frameon=False)
+    fig.tight_layout()
+    fig.savefig(out / "curves.png", dpi=150, metadata={"Software": None})
+    fig.savefig(out / "curves.pdf", metadata={"CreationDate": None, "Producer": None})
+    plt.close(fig)
