@@ -43,6 +43,7 @@ def test_verdict_words_are_consistent():
     assert export(_config("k2-loss"), "trl").verdict.startswith("cannot reproduce")
     assert export(_config("k3-both"), "openrlhf").verdict.startswith("cannot reproduce")
     assert export(_config("k1-reward"), "trl").verdict == "reproduces"
+    assert export(_config("none", algorithm="grpo", loss_aggregation="token-mean"), "trl").verdict == "reproduces"
     assert "sequence granularity" in export(_config("k3-loss", kl=KLConfig(granularity="sequence")), "verl").verdict
 
 

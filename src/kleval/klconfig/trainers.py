@@ -116,7 +116,8 @@ def from_trl(kind: str, args: Mapping[str, Any]) -> Reading:
                 notes.append("TRL's sequence-level ratio is a geometric mean over tokens; read as importance_weighting "
                              "'sequence'")
         loss_type = args.get("loss_type", "dapo")
-        scale = {True: "group", False: "none"}.get(args.get("scale_rewards", "group"), args.get("scale_rewards"))
+        raw_scale = args.get("scale_rewards", "group")
+        scale = {True: "group", False: "none"}.get(raw_scale, raw_scale)
         algorithm = {"group": "grpo", "none": "grpo-mean"}.get(scale, f"grpo-scale-{scale}")
         kl = _combine(None, ("k3", beta), importance_weighting=weighting)
         return Reading(RunSettings("trl-grpo", kl, algorithm, _TRL_AGGREGATION.get(loss_type, loss_type),
@@ -137,25 +138,24 @@ def from_trl(kind: str, args: Mapping[str, Any]) -> Reading:
 def to_trl(run: RunSettings) -> tuple[str, dict[str, Any], list[str]]:
     """(config class, its keyword arguments, caveats) that run `run` in TRL."""
     kl, caveats = run.kl or KLConfig(), []
-    if not kl.active:
-        cls = "RLOOConfig" if run.algorithm == "rloo" else "GRPOConfig"
-        return cls, {"beta": 0.0, "num_generations": run.group_size}, caveats
-    if kl.placement == "reward" and kl.estimator == "k1" and not kl.clamp and kl.adaptive_target is None:
+    if kl.active and kl.placement == "reward" and kl.estimator == "k1" and not kl.clamp and not kl.adaptive_target \
+            or not kl.active and run.algorithm == "rloo":
         if run.algorithm != "rloo":
             caveats.append("RLOOTrainer uses the leave-one-out baseline")
-        return "RLOOConfig", {"beta": kl.beta, "num_generations": run.group_size}, caveats
-    if kl.placement == "loss" and kl.estimator == "k3" and kl.granularity == "token":
-        if run.loss_aggregation not in _TRL_LOSS_TYPE:
-            caveats.append(f"TRL has no {run.loss_aggregation} loss; dr_grpo divides the same sum by the constant "
-                           "max_completion_length, which Adam nearly cancels (gradient clipping does not)")
-        if run.algorithm not in ("grpo", "grpo-mean"):
-            caveats.append("GRPOTrainer uses the group-mean baseline (self included), not leave-one-out")
-        kwargs = {"beta": kl.beta, "loss_type": _TRL_LOSS_TYPE.get(run.loss_aggregation, "dr_grpo"),
-                  "use_bias_correction_kl": kl.importance_weighting == "token",
-                  "importance_sampling_level": "token", "num_generations": run.group_size,
-                  "scale_rewards": "none" if run.algorithm == "grpo-mean" else "group"}
-        return "GRPOConfig", kwargs, caveats
-    raise Unexpressible("TRL hard-wires K1 in the reward (RLOOTrainer) or K3 per token in the loss (GRPOTrainer)")
+        return "RLOOConfig", {"beta": kl.beta if kl.active else 0.0, "num_generations": run.group_size}, caveats
+    if kl.active and not (kl.placement == "loss" and kl.estimator == "k3" and kl.granularity == "token"
+                          and kl.importance_weighting != "sequence" and kl.clamp is None
+                          and kl.gradient_estimator is None and kl.adaptive_target is None):
+        raise Unexpressible("TRL hard-wires K1 in the reward (RLOOTrainer) or K3 per token in the loss (GRPOTrainer)")
+    if run.loss_aggregation not in _TRL_LOSS_TYPE:
+        caveats.append(f"TRL has no {run.loss_aggregation} loss; dr_grpo divides the same sum by the constant "
+                       "max_completion_length, which Adam nearly cancels (gradient clipping does not)")
+    if run.algorithm not in ("grpo", "grpo-mean"):
+        caveats.append("GRPOTrainer uses the group-mean baseline (self included), not leave-one-out")
+    kwargs = {"beta": kl.beta if kl.active else 0.0, "loss_type": _TRL_LOSS_TYPE.get(run.loss_aggregation, "dr_grpo"),
+              "use_bias_correction_kl": kl.importance_weighting == "token", "importance_sampling_level": "token",
+              "num_generations": run.group_size, "scale_rewards": "none" if run.algorithm == "grpo-mean" else "group"}
+    return "GRPOConfig", kwargs, caveats
 
 
 # ---- verl -------------------------------------------------------------------------------------
