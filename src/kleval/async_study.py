@@ -8,8 +8,8 @@ committed tiny base, evaluates the final checkpoints on the ID/OOD arithmetic ta
 
 - `stability.csv`: one row per run: the late-training means of reward and exact reverse KL, and
   what instability would show as: the largest exact KL reached, the spread of the KL over the
-  second half, the drop of the 10-step moving-average reward from its best to its end, the number
-  of turns of the 20-step moving-average KL in the second half (oscillation), the share of tokens
+  second half, the drop of the 10-step moving-average reward from its best to its end, the swing
+  (max - min) of the 25-step moving-average KL over the second half (oscillation), the share of tokens
   whose ratio hit the cap, and the final checkpoint's ID/OOD pass@1;
 - `stability.md`: the same, averaged over seeds (mean and per-seed range);
 - `curves.{png,pdf}`: reward and exact KL against step, one colour per preset, one line per seed;
@@ -28,7 +28,7 @@ from pathlib import Path
 ASYNC_PRESETS = ("none", "k1-reward", "k3-loss", "k1-loss", "k3-reward")
 LATE_STEPS = 50
 FIELDS = ("preset", "seed", "run", "reward_late", "kl_late", "kl_max", "kl_std_second_half", "reward_drop",
-          "kl_turns_second_half", "ratio_capped_share", "id_pass@1", "ood_pass@1")
+          "kl_swing_second_half", "ratio_capped_share", "id_pass@1", "ood_pass@1")
 
 
 @dataclass(frozen=True)
@@ -116,12 +116,6 @@ def _moving_average(values: list[float], window: int) -> list[float]:
     return [statistics.fmean(values[max(0, i - window + 1): i + 1]) for i in range(len(values))]
 
 
-def _turns(values: list[float]) -> int:
-    """Changes of direction of a curve (strict local maxima and minima)."""
-    signs = [b > a for a, b in zip(values, values[1:]) if b != a]
-    return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
-
-
 def run_stability(run_dir: Path) -> dict[str, float]:
     """The stability measures of one run from its train_log.jsonl (see the module docstring)."""
     from kleval.train.diagnostics import read_log
@@ -135,7 +129,7 @@ def run_stability(run_dir: Path) -> dict[str, float]:
     return {"reward_late": statistics.fmean(reward[-LATE_STEPS:]), "kl_late": statistics.fmean(kl[-LATE_STEPS:]),
             "kl_max": max(kl), "kl_std_second_half": statistics.pstdev(kl[half:]),
             "reward_drop": max(smooth_reward) - smooth_reward[-1],
-            "kl_turns_second_half": float(_turns(_moving_average(kl, 20)[half:])),
+            "kl_swing_second_half": max(_moving_average(kl, 25)[half:]) - min(_moving_average(kl, 25)[half:]),
             "ratio_capped_share": statistics.fmean(capped)}
 
 

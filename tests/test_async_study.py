@@ -1,0 +1,26 @@
+"""The async study's stability measures, on hand-made training logs."""
+import json
+
+import pytest
+
+from kleval.async_study import run_stability
+
+
+def _log(path, rewards, kls):
+    path.mkdir()
+    rows = [{"step": i + 1, "reward": r, "kl_exact": k, "clip_fraction": 0.0} for i, (r, k) in enumerate(zip(rewards, kls))]
+    (path / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_a_steady_run_and_an_oscillating_one(tmp_path):
+    steps = 200
+    _log(tmp_path / "steady", [0.5] * steps, [0.1] * steps)
+    # the KL swings between 0.1 and 3.1 with a 100-step period in the second half; the reward falls at the end
+    kls = [0.1] * 100 + [0.1 + 3.0 * (((i // 50) % 2)) for i in range(100)]
+    _log(tmp_path / "wild", [0.6] * 150 + [0.1] * 50, kls)
+    steady, wild = run_stability(tmp_path / "steady"), run_stability(tmp_path / "wild")
+    assert steady["kl_swing_second_half"] == pytest.approx(0.0) and steady["reward_drop"] == pytest.approx(0.0)
+    assert steady["kl_late"] == pytest.approx(0.1) and steady["reward_late"] == pytest.approx(0.5)
+    assert wild["kl_max"] == pytest.approx(3.1) and wild["kl_swing_second_half"] == pytest.approx(3.0)
+    assert wild["reward_drop"] == pytest.approx(0.5) and wild["reward_late"] == pytest.approx(0.1)
+    assert wild["kl_std_second_half"] == pytest.approx(1.5)
