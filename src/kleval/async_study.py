@@ -105,7 +105,7 @@ def _run(settings: AsyncStudySettings, progress: bool) -> Path:
     evaluate(list(last.values()), EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=(1,),
                                           limit=settings.eval_limit, chunk_size=200), study, progress=progress)
     _drop_volatile_header_fields(study)
-    build_report(study, out, k=1, reference="none", figures=settings.figures)
+    build_report(study, out, k=1, reference="none" if "none" in settings.presets else None, figures=settings.figures)
     rows = write_stability(out, [(job[0], job[1], Path(job[2])) for job in jobs], study)
     if settings.figures:
         plot_curves([(job[0], job[1], Path(job[2])) for job in jobs], out)
@@ -193,8 +193,12 @@ def plot_curves(runs: list[tuple[str, int, Path]], out: Path) -> None:
         axes[1].plot(steps, _moving_average([float(r["kl_exact"]) for r in rows], 10), color=colour, lw=1)
     axes[0].set(xlabel="step", ylabel="training reward (10-step mean)", title="reward")
     axes[1].set(xlabel="step", ylabel="exact KL(pi || ref) (10-step mean)", title="KL", yscale="log")
-    axes[0].legend(fontsize=7, frameon=False)
-    fig.tight_layout()
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
+    axes[1].yaxis.set_major_formatter(FormatStrFormatter("%g"))  # plain numbers, no mathtext
+    axes[1].yaxis.set_minor_formatter(NullFormatter())
+    fig.legend(fontsize=7, frameon=False, loc="upper center", ncol=len(labelled), bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(out / "curves.png", dpi=150, metadata={"Software": None})
     fig.savefig(out / "curves.pdf", metadata={"CreationDate": None, "Producer": None})
     plt.close(fig)
