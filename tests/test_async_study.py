@@ -24,3 +24,20 @@ def test_a_steady_run_and_an_oscillating_one(tmp_path):
     assert wild["kl_max"] == pytest.approx(3.1) and wild["kl_swing_second_half"] == pytest.approx(3.0)
     assert wild["reward_drop"] == pytest.approx(0.5) and wild["reward_late"] == pytest.approx(0.1)
     assert wild["kl_std_second_half"] == pytest.approx(1.5)
+
+
+@pytest.mark.slow
+def test_async_study_slice_writes_its_files(tmp_path):
+    import csv
+
+    from kleval.async_study import AsyncStudySettings, run_async_study
+
+    settings = AsyncStudySettings(out=tmp_path / "async", presets=("none", "k1-loss"), seeds=(0,), steps=3,
+                                  async_level=2, eval_limit=4, n=1, workers=1)
+    summary = run_async_study(settings, progress=False)
+    with open(tmp_path / "async" / "stability.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["preset"] for r in rows] == ["none", "k1-loss"]
+    assert "async_level 2" in summary.read_text() and (tmp_path / "async" / "curves.png").exists()
+    saved = json.loads((tmp_path / "async" / "runs" / "k1-loss-s0" / "kleval_run.json").read_text())["config"]
+    assert (saved["recipe"], saved["staleness"]) == ("async", 2)
