@@ -144,7 +144,7 @@ def _expect_count(driver, pairs: int, samples: int, unit="problem \u00d7 checkpo
 def test_filters_change_the_count_as_the_logs_say(report, browser):
     study, out = report
     browser.get((out / "index.html").resolve().as_uri())
-    final = [f"k1-reward_s0__step20", f"k3-loss_s0__step20", f"{ODD_RUN}__step0"]
+    final = ["k1-reward_s0__step20", "k3-loss_s0__step20", f"{ODD_RUN}__step0"]
     _expect_count(browser, *_expected(study, final, "add", None))
     _select(browser, "sb-status", "incorrect")
     _expect_count(browser, *_expected(study, final, "add", "incorrect"))

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from kleval.errors import ConfigError
-from kleval.klconfig import KLConfig, preset
+from kleval.klconfig import KLConfig
 from kleval.train.kl import kl_terms
 from kleval.train.loss import compute_loss
 from kleval.train.tiny import COMMITTED_BASE, tiny_config

@@ -9,7 +9,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from kleval.klconfig import preset
 from kleval.train.data_parallel import Ranks
 from kleval.train.loop import update_policy
 from kleval.train.loss import compute_loss

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-from kleval.types import Status
 from kleval.verify import VerifierPool, VerifyItem, verify
 
 

@@ -93,7 +93,7 @@ def render_table(frame, header: dict[str, Any]) -> str:
     """A Markdown table: one row per checkpoint, one column per task, pass@k with its CI."""
     ks = header["ks"]
     s = header["sampling"]
-    lines = [f"# kleval results\n",
+    lines = ["# kleval results\n",
              f"n={s['n']}, temperature={s['temperature']}, top_p={s['top_p']}, max_tokens={s['max_tokens']}, "
              f"seed={s['seed']}; verifier {header['verifier_version']}; 95% bootstrap CIs over problems.\n"]
     if frame.empty:

@@ -12,7 +12,7 @@ import functools
 import re
 
 from kleval.types import AnswerKind, Status, Verdict
-from kleval.verify import extract, grammar
+from kleval.verify import grammar
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
