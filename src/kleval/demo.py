@@ -128,7 +128,10 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     result = run_gradcheck()
     (out / "gradcheck.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     (out / "gradcheck.md").write_text("```\n" + format_table(result) + "\n```\n", encoding="utf-8")
-    plot_bias(result, str(out / "gradcheck.png"))
+    import matplotlib
+
+    with matplotlib.style.context("default"):  # the same figure whatever plots ran before in this process
+        plot_bias(result, str(out / "gradcheck.png"))
 
     _phase("5/5 report", marks)
     files = build_report(study, out, k=1, figures=settings.figures)  # reference: k3-loss when trained
