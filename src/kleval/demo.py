@@ -128,7 +128,7 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     result = run_gradcheck()
     (out / "gradcheck.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     (out / "gradcheck.md").write_text("```\n" + format_table(result) + "\n```\n", encoding="utf-8")
-    import matplotlib
+    import matplotlib.style
 
     with matplotlib.style.context("default"):  # the same figure whatever plots ran before in this process
         plot_bias(result, str(out / "gradcheck.png"))
@@ -164,5 +164,11 @@ def _drop_volatile_header_fields(study: Path) -> None:
 
     header = read_json(study / HEADER_FILE)
     kept = {key: value for key, value in header.items() if key not in VOLATILE_HEADER_FIELDS}
+    # A benchmark file lies outside the checkout (../shared/data or $KLEVAL_DATA_DIR): keep its path
+    # inside the data directory only (its content is pinned by data_hash), so the committed demo
+    # does not depend on where the data directory was found.
+    for entry in kept.get("tasks", {}).values():
+        if entry.get("data_file"):
+            entry["data_file"] = "/".join(Path(entry["data_file"]).parts[-2:])
     if kept != header:
         write_json(study / HEADER_FILE, kept)
