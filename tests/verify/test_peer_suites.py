@@ -73,7 +73,7 @@ _MISSES = {
 KNOWN_MISSES: dict[str, dict[str, str]] = {"peer-plain": _MISSES, "peer-boxed": _MISSES}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _kleval_accepts(gold: str, completion: str, kind: str) -> bool:
     return verify(gold=gold, completion=completion, kind=kind).correct
 
