@@ -63,7 +63,7 @@ def run_async_study(settings: AsyncStudySettings = AsyncStudySettings(), *, prog
     """Train, evaluate and summarize the study into settings.out; returns stability.md."""
     import os
 
-    from kleval.demo import pinned_torch
+    from kleval.tiny_studies import pinned_torch
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
@@ -71,40 +71,20 @@ def run_async_study(settings: AsyncStudySettings = AsyncStudySettings(), *, prog
 
 
 def _run(settings: AsyncStudySettings, progress: bool) -> Path:
-    import multiprocessing
-
-    from kleval.demo import _drop_volatile_header_fields, _relative
-    from kleval.eval.checkpoints import discover
-    from kleval.eval.run import EvalSpec, evaluate
     from kleval.report import build_report
+    from kleval.tiny_studies import evaluate_final_steps, relative_to_cwd, train_runs
     from kleval.train.tiny import ensure_base
-    from kleval.types import SamplingParams
 
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
-    base = str(_relative(ensure_base(settings.base, progress=progress)))
+    base = str(relative_to_cwd(ensure_base(settings.base, progress=progress)))
     jobs = [(p, seed, str(out / "runs" / f"{p}-s{seed}"), settings.steps, base, settings.beta, settings.async_level)
             for seed in settings.seeds for p in settings.presets]
     print(f"async study: {len(jobs)} runs of {settings.steps} steps, async_level {settings.async_level}, "
           f"{settings.workers} at a time", flush=True)
-    if settings.workers <= 1:
-        run_dirs = [_train_one(job) for job in jobs]
-    else:
-        with multiprocessing.get_context("spawn").Pool(settings.workers) as pool:
-            run_dirs = pool.map(_train_one, jobs, chunksize=1)
-
-    steps = discover([base, *run_dirs])
-    last = {}
-    for c in steps:
-        if c.run is None or c.step is None:
-            last[c.label] = c
-        elif c.run not in last or c.step > last[c.run].step:
-            last[c.run] = c
-    study = out / "study"
-    sampling = SamplingParams(n=settings.n, temperature=1.0, top_p=1.0, max_tokens=8, seed=0)
-    evaluate(list(last.values()), EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=(1,),
-                                          limit=settings.eval_limit, chunk_size=200), study, progress=progress)
-    _drop_volatile_header_fields(study)
+    run_dirs = train_runs(_train_one, jobs, settings.workers)
+    study = evaluate_final_steps(base, run_dirs, out / "study", n=settings.n, limit=settings.eval_limit,
+                                 progress=progress)
     build_report(study, out, k=1, reference="none" if "none" in settings.presets else None, figures=settings.figures)
     rows = write_stability(out, [(job[0], job[1], Path(job[2])) for job in jobs], study)
     if settings.figures:

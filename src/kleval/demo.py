@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from kleval.tiny_studies import drop_volatile_header_fields, pinned_torch, relative_to_cwd
 
 PRESETS = ("none", "k1-reward", "k1-loss", "k3-reward", "k3-loss", "k3-both")
 
@@ -47,10 +48,6 @@ class DemoSettings:
     figures: bool = True
     screenshot: bool = False  # index.png via headless Chromium: not byte-reproducible, so off by default
 
-# Study-header fields that record when and from which tree a run was made: true, but they would make
-# every regenerated demo differ from the committed one, so the demo's studies do not keep them.
-VOLATILE_HEADER_FIELDS = ("created", "git_revision")
-
 
 def _phase(name: str, started: list[float]) -> None:
     now = time.time()
@@ -68,21 +65,6 @@ def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) 
         return _run_demo(settings, progress)
 
 
-@contextmanager
-def pinned_torch(threads: int):
-    """Fixed torch thread count and deterministic algorithms for the block, restored afterwards
-    (the demo is also called from tests and notebooks, which should not inherit them)."""
-    import torch
-
-    before = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(), \
-        torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before[0])
-        torch.use_deterministic_algorithms(before[1], warn_only=before[2])
 
 
 def _run_demo(settings: DemoSettings, progress: bool) -> Path:
@@ -99,7 +81,7 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     started = marks[0]
 
     _phase("1/5 base model (supervised on noisy arithmetic)", marks)
-    base = _relative(ensure_base(settings.base, progress=progress))
+    base = relative_to_cwd(ensure_base(settings.base, progress=progress))
 
     _phase(f"2/5 RL: {len(settings.presets)} presets x {len(settings.seeds)} seeds x {settings.steps} steps "
            f"(beta {settings.beta}, {settings.workers} runs at a time)", marks)
@@ -114,7 +96,7 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     steps = discover([str(base), *(r["run_dir"] for r in runs)])
     evaluate(steps, EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=settings.ks,
                              limit=settings.eval_limit, chunk_size=200), study, progress=progress)
-    _drop_volatile_header_fields(study)
+    drop_volatile_header_fields(study)
     finals = [c for c in steps if c.step is None or c.step == max(s.step or 0 for s in steps if s.run == c.run)]
     # The arithmetic model's config says 64 positions; RoPE runs past that, and the point here is
     # to push real benchmark rows through loading, prompting, generation and grading.
@@ -122,7 +104,7 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     real = evaluate(finals, EvalSpec(tasks=(settings.real_task,), sampling=sampling, ks=settings.ks,
                                      limit=settings.real_limit, backend_options={"max_model_len": 2048}),
                     out / "real_slice", progress=progress)
-    _drop_volatile_header_fields(out / "real_slice")
+    drop_volatile_header_fields(out / "real_slice")
 
     _phase("4/5 gradcheck: exact expected KL gradients per configuration", marks)
     result = run_gradcheck()
@@ -150,25 +132,5 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
     return files.index_html
 
 
-def _relative(path: Path) -> Path:
-    """path relative to the working directory when it lies below it (so recorded paths do not
-    depend on where the repository was cloned), else unchanged."""
-    try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve())
-    except ValueError:
-        return Path(path)
 
 
-def _drop_volatile_header_fields(study: Path) -> None:
-    from kleval.eval.study import HEADER_FILE, read_json, write_json
-
-    header = read_json(study / HEADER_FILE)
-    kept = {key: value for key, value in header.items() if key not in VOLATILE_HEADER_FIELDS}
-    # A benchmark file lies outside the checkout (../shared/data or $KLEVAL_DATA_DIR): keep its path
-    # inside the data directory only (its content is pinned by data_hash), so the committed demo
-    # does not depend on where the data directory was found.
-    for entry in kept.get("tasks", {}).values():
-        if entry.get("data_file"):
-            entry["data_file"] = "/".join(Path(entry["data_file"]).parts[-2:])
-    if kept != header:
-        write_json(study / HEADER_FILE, kept)
