@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests" / "faults")]
 
-from bad_inputs import BUILDERS, DEFECTS  # noqa: E402
-from hostile_answers import hostile_completions  # noqa: E402
-from killing import (files_fingerprint, kill_at_random, lock_is_free, run_to_end, study_fingerprint,  # noqa: E402
+from bad_inputs import BUILDERS, DEFECTS
+from hostile_answers import hostile_completions
+from killing import (files_fingerprint, kill_at_random, lock_is_free, run_to_end, study_fingerprint,
                      train_fingerprint)
-from stub_openai import StubOpenAI  # noqa: E402
+from stub_openai import StubOpenAI
 
 
 def _rows(fingerprint: dict) -> set[tuple[str, str]]:

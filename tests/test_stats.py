@@ -67,7 +67,7 @@ def test_holm_adjust():
 
 # ---- configuration level: seeds as the unit -------------------------------------------------
 
-from kleval.stats import hierarchical_bootstrap_draws, pooled_bootstrap, welch_seed_test  # noqa: E402
+from kleval.stats import hierarchical_bootstrap_draws, pooled_bootstrap, welch_seed_test
 
 
 def test_seed_level_variance_is_the_unbiased_between_seed_variance():

@@ -134,9 +134,9 @@ def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -
 def write_summary(out: Path, rows: list[dict], settings: AsyncStudySettings) -> Path:
     """stability.md: per preset, the mean over seeds with the per-seed values in brackets."""
     columns = FIELDS[3:]
-    lines = [f"Async recipe, async_level {settings.async_level}, beta {settings.beta:g}, {settings.steps} steps, "
-             f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
-             f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence.", "",
+    lines = [(f"Async recipe, async_level {settings.async_level}, beta {settings.beta:g}, {settings.steps} steps, "
+              f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
+              f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence."), "",
              "| preset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for preset_name in settings.presets:
         group = [r for r in rows if r["preset"] == preset_name]

@@ -212,8 +212,8 @@ def summary_markdown(
             "",
             *[f"- {reason}" for reason in reasons],
             "",
-            "Rerun the study with the baseline's settings, or, if the change is intended, refresh the "
-            f"baseline: `kleval regress --baseline {baseline_path} --current {current_dir} --update-baseline`.",
+            ("Rerun the study with the baseline's settings, or, if the change is intended, refresh the "
+             f"baseline: `kleval regress --baseline {baseline_path} --current {current_dir} --update-baseline`."),
             "",
         ]
         return "\n".join(lines)
@@ -238,8 +238,8 @@ def summary_markdown(
         )
     lines += [
         "",
-        "pass@1 in %, mean per-problem success rate. One-sided paired sign-flip test over problems "
-        f"(current worse than baseline), Holm-adjusted across the {len(results)} tests.",
+        ("pass@1 in %, mean per-problem success rate. One-sided paired sign-flip test over problems "
+         f"(current worse than baseline), Holm-adjusted across the {len(results)} tests."),
         *(extra or []),
         "",
     ]

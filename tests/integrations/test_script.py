@@ -31,8 +31,8 @@ def test_evaluate_at_top_level_of_a_script_without_main_guard(tmp_path):
     assert "Traceback" not in run.stderr and "bootstrapping phase" not in run.stderr, run.stderr[-3000:]
     assert (tmp_path / "study" / "results.csv").is_file()
     # the script's module is untouched afterwards (the guard restores __main__)
-    check = subprocess.run([sys.executable, "-c", "import sys, kleval.processes as p\n"
-                            "m = sys.modules['__main__']\nwith p.main_module_not_reimported():\n"
-                            "    assert m.__spec__ is None and not hasattr(m, '__file__')\n"
-                            "print(getattr(m, '__file__', 'none'))"], env=env, capture_output=True, text=True)
+    check = subprocess.run([sys.executable, "-c", ("import sys, kleval.processes as p\n"
+                             "m = sys.modules['__main__']\nwith p.main_module_not_reimported():\n"
+                             "    assert m.__spec__ is None and not hasattr(m, '__file__')\n"
+                             "print(getattr(m, '__file__', 'none'))")], env=env, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr

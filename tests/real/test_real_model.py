@@ -104,8 +104,8 @@ def backend(smollm2_dir):
 
 PROMPTS = [
     "What is 17 + 25? Put the final answer within \\boxed{}.",
-    "A train travels 60 miles per hour for 2.5 hours, then 40 miles per hour for 1 hour. How far does "
-    "it travel in total, and what is its average speed over the whole trip? Reason step by step.",
+    ("A train travels 60 miles per hour for 2.5 hours, then 40 miles per hour for 1 hour. How far does "
+     "it travel in total, and what is its average speed over the whole trip? Reason step by step."),
     "Name a prime number.",
 ]
 

@@ -58,8 +58,8 @@ def test_gsm8k_final(text, expected):
         ("She reads 8 more each day.\nTherefore, Lara read 128 pages on the first day.", ("128", "conclusion-sentence")),
         (".4", (".4", "bare-answer")),
         ("So the final answer is", (None, "the text ends in an answer phrase with nothing after it (truncated)")),
-        ("Let us add: 6*7 = 42. Then \\boxed{", (None, "the text stops inside a box or an expression (truncated); "
-                                                        "no committed answer")),
+        ("Let us add: 6*7 = 42. Then \\boxed{", (None, ("the text stops inside a box or an expression (truncated); "
+                                                        "no committed answer"))),
         ("We solve both.\nThe ordered pair is $(7, 6)$. <|im_start|>user\nnext one is $3$", ("(7, 6)", "final-statement")),
     ],
 )

@@ -136,8 +136,8 @@ def write_index(out_dir: Path, study_name: str, header: dict, table: Table, figu
             f"<h2>{html.escape(figure.title)}</h2>",
             "<figure>",
             f'<img alt="{html.escape(figure.title)}" width="{width}" src="data:image/png;base64,{encoded}">',
-            f'<figcaption>{html.escape(figure.caption)} '
-            f'(<a href="{figure.stem}.pdf">PDF</a>)</figcaption>',
+            (f'<figcaption>{html.escape(figure.caption)} '
+             f'(<a href="{figure.stem}.pdf">PDF</a>)</figcaption>'),
             "</figure>",
         ]
     if samples is not None:

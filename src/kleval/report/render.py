@@ -42,9 +42,9 @@ def _column_title(column) -> str:
 
 def caption(table: Table) -> str:
     parts = [
-        f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over seeds and problems "
-        "(runs of one configuration pooled, each at its last step; bootstrap over seeds and problems, "
-        "seed level with the unbiased between-seed variance; one seed: problems only).",
+        (f"pass@{table.k} (%): mean [{table.confidence:.0%} CI] over seeds and problems "
+         "(runs of one configuration pooled, each at its last step; bootstrap over seeds and problems, "
+         "seed level with the unbiased between-seed variance; one seed: problems only)."),
         "Bold: best in column.",
     ]
     significance = significance_caption(table, UP, DOWN)

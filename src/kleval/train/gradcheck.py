@@ -178,8 +178,6 @@ def monte_carlo_spread(policy: TabularPolicy, table, ref_table, kl: KLConfig, sa
 
 def _compare(estimate, target) -> tuple[float, float]:
     """(relative error |e - t| / max(|t|, tiny), cosine) of two gradient vectors."""
-    import torch
-
     target_norm = float(target.norm())
     rel = float((estimate - target).norm()) / max(target_norm, 1e-12)
     denominator = float(estimate.norm()) * target_norm

@@ -404,4 +404,4 @@ def canonicalize(s: str, policy: Policy) -> Canon:
 
 # forms.py builds on the names above (Canon, the number fast path, the parser entry point), so it is
 # imported last; canonicalize reaches it through this module-level name.
-from kleval.verify import forms  # noqa: E402
+from kleval.verify import forms
