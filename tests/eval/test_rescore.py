@@ -57,3 +57,21 @@ def test_rescore_uses_the_recorded_policy_and_never_guesses(tmp_path):
     (study / "study.json").write_text(json.dumps(header))
     with pytest.raises(DataError, match="no verification policy for task 'unknown_task'"):
         rescore_study(study, workers=1)
+
+
+def test_rescore_of_a_directory_without_samples_fails_before_starting_a_pool(tmp_path, monkeypatch):
+    import pytest
+
+    from kleval.errors import DataError
+    from kleval.verify import pool as pool_module
+
+    study = tmp_path / "not_a_study"
+    study.mkdir()
+    (study / "study.json").write_text("{}")
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a verifier pool was started for a directory without samples")
+
+    monkeypatch.setattr(pool_module, "VerifierPool", no_pool)
+    with pytest.raises(DataError, match="samples not found"):
+        rescore_study(study, workers=1)

@@ -52,9 +52,10 @@ def rescore_study(study_dir: str | Path, *, workers: int = 2) -> int:
     study = Path(study_dir)
     header_path = study / "study.json"
     header = read_json(header_path)
+    files = _sample_files(study)  # a directory that is not a study fails here, before any process starts
     total = 0
     with VerifierPool(workers=workers) as pool:
-        for label, task_name, path in _sample_files(study):
+        for label, task_name, path in files:
             rows = read_jsonl(path)
             if not rows:
                 continue

@@ -90,7 +90,12 @@ def write_results(study: Path | str) -> Path:
 
 
 def render_table(frame, header: dict[str, Any]) -> str:
-    """A Markdown table: one row per checkpoint, one column per task, pass@k with its CI."""
+    """A Markdown table: one row per checkpoint, one column per task, pass@k with its CI.
+
+    Checkpoint, task and configuration names are data: escaped, so a `|` or `*` in a run name
+    cannot split a row or turn into formatting."""
+    from kleval.report.render import markdown_escape as esc
+
     ks = header["ks"]
     s = header["sampling"]
     lines = ["# kleval results\n",
@@ -103,7 +108,7 @@ def render_table(frame, header: dict[str, Any]) -> str:
         col = f"pass@{k}"
         lines.append(f"\n## {col}\n")
         lines.append("| checkpoint | KL configuration | step | "
-                     + " | ".join(f"{t} ({frame[frame.task == t].split.iloc[0]})" for t in tasks) + " |")
+                     + " | ".join(f"{esc(t)} ({frame[frame.task == t].split.iloc[0]})" for t in tasks) + " |")
         lines.append("|---|---|---|" + "---|" * len(tasks))
         for label, group in frame.groupby("checkpoint", sort=False):
             cells = []
@@ -117,11 +122,11 @@ def render_table(frame, header: dict[str, Any]) -> str:
             first = group.iloc[0]
             kl_label = first["kl_label"] if isinstance(first["kl_label"], str) else "-"
             step = "-" if first["step"] is None or first["step"] != first["step"] else int(first["step"])
-            lines.append(f"| {label} | {kl_label} | {step} | " + " | ".join(cells) + " |")
+            lines.append(f"| {esc(label)} | {esc(kl_label)} | {step} | " + " | ".join(cells) + " |")
     lines.append("\nRates (no answer / truncated), mean tokens:\n")
     lines.append("| checkpoint | task | problems | no answer | truncated | mean tokens |")
     lines.append("|---|---|---|---|---|---|")
     for _, r in frame.iterrows():
-        lines.append(f"| {r.checkpoint} | {r.task} | {int(r.num_problems)} | {100 * r.no_answer_rate:.1f}% | "
+        lines.append(f"| {esc(r.checkpoint)} | {esc(r.task)} | {int(r.num_problems)} | {100 * r.no_answer_rate:.1f}% | "
                      f"{100 * r.truncation_rate:.1f}% | {r.mean_tokens:.1f} |")
     return "\n".join(lines) + "\n"
