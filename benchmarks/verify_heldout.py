@@ -2,17 +2,19 @@
 
 Sets: the peer suite (Math-Verify's own 277 parametrized test cases, tests/verify/peer/), the same
 with each prediction that is one bare expression wrapped in \\boxed{}, and the held-out hard cases
-(tests/verify/heldout/dev.jsonl and frozen.jsonl). Printed per set: n (non-debatable rows),
-agreement with the expected labels, false accepts (verifier says correct, label says incorrect),
-false rejects; per test file for the peer suite and per category for the held-out sets.
+(tests/verify/heldout/dev.jsonl and frozen.jsonl; round 3's v3/dev.jsonl and v3/frozen.jsonl).
+Printed per set: n (non-debatable rows), agreement with the expected labels, false accepts (verifier
+says correct, label says incorrect), false rejects; per test file for the peer suite and per
+category for the held-out sets.
 
 kleval grades each row with `kleval.verify.verify` (kind from the row, policy from the row or
 `default`) through a VerifierPool, so a pathological row times out instead of hanging. Math-Verify
 grades peer rows with the settings of its own test harness (the row's `mv_call`) and held-out rows
 as a new user would: `parse("$gold$")` against `parse(completion)`, `StringExtractionConfig` for
-kind `choice`. The frozen set's rows are never printed or written, only its numbers (its developers
-must not see it); `--show-disagreements N` lists N rows per other set where kleval disagrees, and
-`--json` also records kleval's status per row of the other sets (row id; peer suite: source).
+kind `choice`. The frozen sets' rows are never printed or written (not even their ids), only their
+numbers (the verifier's developers must not see them); `--show-disagreements N` lists N rows per
+other set where kleval disagrees, and `--json` also records kleval's status per row of the other
+sets (row id; peer suite: source).
 
     .venv/bin/python benchmarks/verify_heldout.py [--json OUT] [--skip-math-verify] [--show-disagreements N]
 """
@@ -28,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_MODULE = ROOT / "tests" / "verify" / "peer" / "corpus.py"
-NEVER_SHOWN = {"heldout-frozen"}
+NEVER_SHOWN = {"heldout-frozen", "heldout-v3-frozen"}
 
 
 def load_corpus_module():
@@ -89,13 +91,14 @@ def math_verify_grade(row: dict) -> bool:
                        allow_set_relation_comp=call["allow_set_relation_comp"]))
 
 
-def math_verify_grades(rows: list[dict]) -> list[bool]:
+def math_verify_grades(rows: list[dict], show_ids: bool = True) -> list[bool]:
     grades = []
     for row in rows:
         try:
             grades.append(math_verify_grade(row))
         except Exception as error:  # a crash inside Math-Verify is its verdict "not correct"
-            print(f"  math-verify raised {type(error).__name__} on {row.get('id', row.get('source'))}", file=sys.stderr)
+            where = row.get("id", row.get("source")) if show_ids else "a row of a frozen set"
+            print(f"  math-verify raised {type(error).__name__} on {where}", file=sys.stderr)
             grades.append(False)
     return grades
 
@@ -174,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                                              for row, (_, status) in zip(rows, graded)}
         entry["kleval"]["seconds"] = round(time.perf_counter() - start, 2)
         if not args.skip_math_verify and report["math_verify_version"]:
-            entry["math_verify"] = score(rows, math_verify_grades(rows))
+            entry["math_verify"] = score(rows, math_verify_grades(rows, show_ids=name not in NEVER_SHOWN))
         report["sets"][name] = entry
         print()
         show(name, "kleval", entry["kleval"], breakdown=not args.quiet_groups)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -134,15 +135,24 @@ def test_peer_suite_is_complete():
     assert 100 <= len(BOXED_ROWS) < len(ROWS)
 
 
-def test_heldout_corpora_are_well_formed_and_split_reproducibly():
+# Each held-out round: its dev and frozen sets, its split script, the fewest rows it was written with.
+HELDOUT_ROUNDS = {
+    "round 1": ("heldout-dev", "heldout-frozen", corpus.HELDOUT_DIR / "split.py", 250),
+    "round 3": ("heldout-v3-dev", "heldout-v3-frozen", corpus.HELDOUT_DIR / "v3" / "split.py", 240),
+}
+
+
+@pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
+def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
     """Structure only (no verdicts): unique ids, valid labels, a cited source, the seeded ~40% split."""
-    spec = importlib.util.spec_from_file_location("kleval_heldout_split", corpus.HELDOUT_DIR / "split.py")
+    dev_name, frozen_name, split_path, min_rows = HELDOUT_ROUNDS[round_name]
+    spec = importlib.util.spec_from_file_location(f"kleval_heldout_split_{split_path.parent.name}", split_path)
     split = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(split)
     files = corpus.heldout_files()
-    dev, frozen = corpus.load_jsonl(files["heldout-dev"]), corpus.load_jsonl(files["heldout-frozen"])
+    dev, frozen = corpus.load_jsonl(files[dev_name]), corpus.load_jsonl(files[frozen_name])
     rows = dev + frozen
-    assert len({row["id"] for row in rows}) == len(rows) >= 250
+    assert len({row["id"] for row in rows}) == len(rows) >= min_rows
     for row in rows:
         assert row["kind"] in {"math", "number", "choice"} and isinstance(row["debatable"], bool), row["id"]
         assert row["source"] == "hand-written" or row["source"].startswith("https://github.com/"), row["id"]
@@ -152,6 +162,27 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly():
     assert [row["id"] for row in again_dev] == [row["id"] for row in dev]
     assert [row["id"] for row in again_frozen] == [row["id"] for row in frozen]
     assert 0.35 <= len(frozen) / len(rows) <= 0.45
+
+
+def test_round3_heldout_cases_are_new():
+    """Round 3 repeats no (gold, completion) pair of the older held-out, peer or regression corpora."""
+    files = corpus.heldout_files()
+    older = [files["heldout-dev"], files["heldout-frozen"], corpus.PEER_SUITE, ROOT / "tests" / "verify" / "regression.jsonl"]
+    rows = [json.loads(line) for path in older for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    seen = {(row["gold"].strip(), row["completion"].strip()) for row in rows}
+    new = corpus.load_jsonl(files["heldout-v3-dev"]) + corpus.load_jsonl(files["heldout-v3-frozen"])
+    repeated = [row["id"] for row in new if (row["gold"].strip(), row["completion"].strip()) in seen]
+    assert not repeated, repeated
+
+
+def test_the_heldout_benchmark_never_shows_a_frozen_set():
+    """benchmarks/verify_heldout.py lists every frozen held-out set among the sets it never prints rows of."""
+    spec = importlib.util.spec_from_file_location("kleval_verify_heldout_bench", ROOT / "benchmarks" / "verify_heldout.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    frozen = {name for name in corpus.heldout_files() if name.endswith("frozen")}
+    assert frozen == {"heldout-frozen", "heldout-v3-frozen"}
+    assert frozen <= bench.NEVER_SHOWN
 
 
 @pytest.mark.parametrize("prediction, boxed", [

@@ -18,7 +18,7 @@ SEED = 20261201
 FROZEN_SHARE = 0.4
 
 
-def split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+def split(rows: list[dict], seed: int = SEED) -> tuple[list[dict], list[dict]]:
     """(dev, frozen): per category, sorted by id, shuffled with a seed naming the category."""
     by_category: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
@@ -26,14 +26,14 @@ def split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     dev, frozen = [], []
     for category in sorted(by_category):
         members = sorted(by_category[category], key=lambda row: row["id"])
-        random.Random(f"{SEED}:{category}").shuffle(members)
+        random.Random(f"{seed}:{category}").shuffle(members)
         n_frozen = max(1, round(FROZEN_SHARE * len(members))) if len(members) >= 3 else 0
         frozen.extend(sorted(members[:n_frozen], key=lambda row: row["id"]))
         dev.extend(sorted(members[n_frozen:], key=lambda row: row["id"]))
     return dev, frozen
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, seed: int = SEED) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", help="JSONL files with every case (default: stdin)")
     parser.add_argument("--out", required=True, type=Path, help="folder for dev.jsonl and frozen.jsonl")
@@ -45,11 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(ids) != len(set(ids)):
         print("error: duplicate case ids", file=sys.stderr)
         return 2
-    dev, frozen = split(rows)
+    dev, frozen = split(rows, seed)
     for name, part in (("dev.jsonl", dev), ("frozen.jsonl", frozen)):
         with open(args.out / name, "w", encoding="utf-8") as handle:
-            for row in part:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in part)
     print(f"dev {len(dev)} rows, frozen {len(frozen)} rows")
     return 0
 
