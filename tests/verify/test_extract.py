@@ -83,3 +83,47 @@ def test_choice_takes_the_final_committed_letter(text, expected):
     from kleval.verify.choice import find_choice_answer
 
     assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected
+
+
+NOTHING = "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # class mid-sentence-value (2.1.0): the value ends the main clause, a qualifying clause follows
+        ("We minimise $y/x$.\n\nThus, the maximum of $15 - y/x$ is **13**, occurring when $y$ is minimal.",
+         ("13", "conclusion-sentence")),
+        (("Step one.\n\nHence, the solution is \\(f(n) = n\\) for all positive integers \\(n\\). "
+          "This function satisfies the inequality for all \\(x\\) and \\(y\\)."), ("f(n) = n", "conclusion-sentence")),
+        ("Try it.\n\nThus, \\( E(7, 3) = 3 \\), as demonstrated by the strategy above. This method works.",
+         ("3", "conclusion-sentence")),
+        ("We add the costs of all the items she bought.\n\nThe total is $42$ dollars, which is what she paid.",
+         ("42", "final-statement")),
+        # class concluding-clause: the sentence's last clause concludes
+        ("Tom takes 3 of her 10 apples, so she has 7 apples left, which is more than Ben has.",
+         ("7", "conclusion-sentence")),
+        ("Its value becomes $.8 \\cdot .9x = .72x$, so it keeps a fraction .72 of its value.",
+         (".72", "conclusion-sentence")),
+        # a closing remark naming only variables is skipped; the value sentence before it is read
+        (("Count cases.\n\nThe probability is approximately \\(1/3\\). This estimate is based on \\(C\\), given "
+          "fixed \\(A\\) and \\(B\\)."), ("1/3", "final-statement")),
+        # never: a clause that can state another value is not cut off, so nothing is read
+        ("We solve.\n\nWe get $x = 5$ when $y = 2$, giving 7 in total and 9 otherwise.", (None, NOTHING)),
+        # never: a word before skipped closing remarks is prose ("... is valuable."), not a worded answer
+        (("Knowing methods is valuable. One might use tools to approximate \\(x\\). Thus, the solution is beyond "
+          "the scope of algebra."), (None, NOTHING)),
+    ],
+)
+def test_mid_sentence_values(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+def test_bare_math_needs_joined_blocks():
+    """class bare-math-with-prose: a short sentence with prose between its math blocks is not a bare answer."""
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer("So the maximum of $15 - y/x$ is **13** when $y$ is small.")[0] != "y"
+    assert find_math_answer("$x = 2$ and $y = 3$") == ("x = 2, y = 3", "bare-math")

@@ -84,3 +84,27 @@ def test_policies_differ_where_documented():
 def test_unknown_policy_is_an_error():
     with pytest.raises(ValueError, match="unknown verifier policy"):
         verify(gold="1", completion="1", policy="nope")
+
+
+@pytest.mark.parametrize("gold, answer, correct", [
+    # class percent-sign-value (2.1.0): a percent sign written on one side only is the unit 1/100
+    ("62.5\\%", "\\boxed{0.625}", True),
+    ("28\\%", "\\boxed{\\frac{7}{25}}", True),
+    ("0.25", "\\boxed{25\\%}", True),
+    ("0.05", "The rate is 5 percent.", True),
+    ("28\\%", "\\boxed{28}", True),  # the sign-dropped convention stays
+    # never scaled without a written sign, and never by a factor other than 1/100
+    ("10", "\\boxed{0.1}", False),
+    ("0.1", "\\boxed{10}", False),
+    ("62.5\\%", "\\boxed{6.25}", False),
+    ("62.5\\%", "\\boxed{0.625\\%}", False),
+    ("25\\%", "\\boxed{0.025}", False),
+])
+def test_percent_sign_is_a_hundredth_on_one_side(gold, answer, correct):
+    verdict = verify(gold=gold, completion=answer)
+    assert verdict.correct is correct, verdict.explanation
+    if correct and verdict.rule != "normalized-string":
+        assert verdict.rule == "percent-sign-value"
+    off = PRESETS["default"].with_(name="no-pct", percent_sign_value=False)
+    if verdict.rule == "percent-sign-value":
+        assert not verify(gold=gold, completion=answer, policy=off).correct

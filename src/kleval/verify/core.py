@@ -30,9 +30,13 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     return normalized, canonicalize(normalized, policy)
 
 
-def gold_normalized_raw(gold: str, policy: Policy) -> str:
-    """The gold answer span before its percent sign is dropped (to know the gold was a percentage)."""
-    return _gold_span(gold, policy).replace("\\%", "%").replace("\\text{ percent}", "%")
+# A span that ends in a percent sign or word: `62.5\%`, `28 percent`, `5\text{ percent}`, `12 pct`.
+_PERCENT_MARK = re.compile(r"(?<=[\d}.]) ?(?:\\?%|\\text\{ ?(?:percent|percentage|pct) ?\}|percent(?:age)?|pct)[ $.]*$")
+
+
+def has_percent_sign(span: str) -> bool:
+    """Whether an answer span is written as a percentage (before normalization drops the sign)."""
+    return bool(_PERCENT_MARK.search(span.strip().rstrip("$").strip()[-60:]))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -154,11 +158,17 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
                        f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")
-    if not same and chosen.percent_of_gold and "%" in gold_normalized_raw(gold, chosen) and pred_canon.kind == "number" \
-            and gold_canon.kind == "number":
-        # a gold written as 62.5% is the quantity 0.625: its fraction form is the same answer
-        same = equal(Canon("number", gold_canon.value / 100, gold_canon.source), pred_canon, chosen)[0]
-        rule = "percent-of-gold" if same else rule
+    if not same and chosen.percent_sign_value and pred_canon.kind == "number" and gold_canon.kind == "number":
+        # class percent-sign-value: a percent sign written on one side only is the unit 1/100, so gold
+        # 62.5\% is also the quantity 0.625 and an answer 25\% also the quantity 0.25 (the sign-dropped
+        # reading, 62.5 == 62.5\%, is the convention kept alongside). No sign, no scaling: 10 != 0.1.
+        gold_pct, pred_pct = has_percent_sign(_gold_span(gold, chosen)), has_percent_sign(span)
+        if gold_pct != pred_pct:
+            g_value = gold_canon.value / 100 if gold_pct else gold_canon.value
+            p_value = pred_canon.value / 100 if pred_pct else pred_canon.value
+            same = equal(Canon("number", g_value, gold_canon.source), Canon("number", p_value, pred_canon.source),
+                         chosen)[0]
+            rule = "percent-sign-value" if same else rule
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

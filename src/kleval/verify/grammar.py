@@ -15,6 +15,7 @@ for statements, so every pattern runs in linear time on degenerate input.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -235,13 +236,67 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
         if not blocks and len(numbers) == 1:
             return numbers[0]
     copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
-    number = re.search(copula + "(" + _NUMBER_TEXT + r")(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
-    if number:  # "is 25 square units", "= 80", "is 1 000 dollars"
+    number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
+    if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
         return number.group(1)
     word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
     if word:
         return word.group(1)  # a word answer: "so the function is even."
     return None
+
+
+# class mid-sentence-value: the value ends the main clause and a trailing clause follows it ("the maximum
+# is **13**, occurring when ...", "Thus, \\( E(7, 3) = 3 \\), as demonstrated above", "the solution is
+# \\(f(n) = n\\) for all positive integers \\(n\\)"). Only clauses that qualify a value, never one that
+# could state another value ("giving a total of 5", "and 6 if n is even").
+_TRAILING_CLAUSE = re.compile(
+    r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
+    r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
+    r"|in which|at which|with)\b"
+    r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
+    r"|derived|found|claimed|stated))\b", re.IGNORECASE)
+# class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
+# fraction .72 of its value.", "..., so she has 7 apples left, which is ...").
+_CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b,? ?", re.IGNORECASE)
+
+
+def _math_balanced(head: str) -> bool:
+    return head.count("$") % 2 == 0 and head.count("\\(") == head.count("\\)") and head.count("**") % 2 == 0
+
+
+def _main_clause_value(s: str, concluding: bool) -> str | None:
+    """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
+    whole = _value_ending(s, concluding)
+    if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
+        return whole
+    for m in _TRAILING_CLAUSE.finditer(s):  # a word ending the trailing clause ("when $y$ is minimal") is not it
+        head = s[: m.start()]
+        if re.search(r"\d|\$|\\\(", head) and _math_balanced(head):
+            value = _value_ending(head, concluding)
+            if value:
+                return value
+    return whole
+
+
+def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
+    """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
+    concluding clause ("..., so it keeps .72 of its value")."""
+    s = math_safe_tail(sentence, 600)
+    value = _main_clause_value(s, concluding)
+    if value:
+        return value, concluding
+    clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
+    if clauses:
+        return _main_clause_value(s[clauses[-1].end() :], True), True
+    return None, concluding
+
+
+def _is_closing_remark(sentence: str) -> bool:
+    """A closing sentence without any number: its math, if any, only names variables ("... for all \\(x\\)
+    and \\(y\\) ...", "given fixed \\(A\\) and \\(B\\)")."""
+    if re.search(r"\d|\\\[", sentence):
+        return False
+    return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
 
 
 def conclusion(region: str) -> Statement | None:
@@ -258,15 +313,17 @@ def conclusion(region: str) -> Statement | None:
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
     final = len(sentences) - 1
-    while final > 0 and len(sentences) - final <= 2 and not re.search(r"\d|\$|\\\(|\\\[", sentences[final]) \
-            and _value_ending(sentences[final], False) is None:
+    while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
+            and _sentence_value(sentences[final], False)[0] is None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
-        value = _value_ending(math_safe_tail(sentence, 600), concluding)
+        value, concluding = _sentence_value(sentence, concluding)
+        if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
+            value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
     return None
@@ -295,10 +352,11 @@ def bare_answer(region: str) -> Statement | None:
     blocks = math_blocks(text)
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
-        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12:
+        joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
+        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined:
             value = joined_math(text, from_start=False)
             return Statement(value, "bare-math", 0) if value else None
-        return None
+        return None  # class bare-math-with-prose: blocks with prose between them are a sentence, not an answer
     words = [w for w in _PROSE_WORD.findall(text) if w.lower() not in _UNIT_OR_PERCENT]
     if not words:  # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent"
         return Statement(clean_span(text), "bare-answer", 0)
