@@ -108,3 +108,44 @@ def test_percent_sign_is_a_hundredth_on_one_side(gold, answer, correct):
     off = PRESETS["default"].with_(name="no-pct", percent_sign_value=False)
     if verdict.rule == "percent-sign-value":
         assert not verify(gold=gold, completion=answer, policy=off).correct
+
+
+@pytest.mark.parametrize("gold, answer, correct", [
+    # class gold-box-list (2.1.0): a gold that is only boxes and separators answers with every box
+    ("\\boxed{12} ++++ \\boxed{4}", "\\boxed{4, 12}", True),
+    ("\\boxed{12} ++++ \\boxed{4}", "\\boxed{4}", False),
+    ("\\\\boxed{2} ; \\\\boxed{-1}", "$x = 2$ or $x = -1$, so the answer is $2, -1$", True),
+    # a worded solution with several boxes still answers with its last box group
+    ("We first find \\boxed{12} apples, then she gives some away and keeps \\boxed{4}", "\\boxed{4}", True),
+    # class gold-unclosed-box: a gold's box left open holds the rest of the gold
+    ("\\boxed{\\frac{3}{4}", "\\boxed{0.75}", True),
+    ("\\boxed{\\frac{3}{4}", "\\boxed{3}", False),
+    ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "\\boxed{W(x) = 1 \\text{ or } W(x) = -1}", True),
+    # class glued-connective: whitespace-stripped "or" between two equations
+    ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "W(x)=1orW(x)=-1", True),
+    ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "W(x)=1orW(x)=2", False),
+])
+def test_malformed_golds_are_repaired_generally(gold, answer, correct):
+    verdict = verify(gold=gold, completion=answer)
+    assert verdict.correct is correct, verdict.explanation
+
+
+@pytest.mark.parametrize("gold, completion, correct", [
+    # class multi-part-boxes (2.1.0): one box per part, prose between them, the gold lists every part
+    ("1,3", "The maximum number is \\(\\boxed{3}\\), and the minimum number of cromulent elements is \\(\\boxed{1}\\).",
+     True),
+    ("(3,3), (1,1)", ("For part (a) the point is \\boxed{(3,3)}. For part (b) we redo the computation with the other "
+                      "line, and the point is \\boxed{(1,1)}."), True),
+    # a later box that retracts an earlier one wins: no list
+    ("1,3", "First we get \\(\\boxed{1}\\). Wait, that is wrong; the count is \\(\\boxed{3}\\).", False),
+    # the same value boxed twice is a restatement, not two parts
+    ("3,3", "So the answer is \\boxed{3}. Checking once more gives \\boxed{3}.", False),
+    # only when the gold asks for that many values
+    ("1", "The maximum number is \\(\\boxed{3}\\), and the minimum number is \\(\\boxed{1}\\).", True),
+    ("3", "The maximum number is \\(\\boxed{3}\\), and the minimum number is \\(\\boxed{1}\\).", False),
+    ("1,2", "The maximum number is \\(\\boxed{3}\\), and the minimum number is \\(\\boxed{1}\\).", False),
+])
+def test_multi_part_boxes_join_only_for_a_list_gold(gold, completion, correct):
+    verdict = verify(gold=gold, completion=completion)
+    assert verdict.correct is correct, verdict.explanation
+    assert verdict.rule.startswith("multi-part-boxes/") == (correct and "," in gold)

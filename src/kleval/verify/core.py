@@ -16,6 +16,7 @@ from kleval.verify import grammar
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
+from kleval.verify.extract import boxes_with_positions
 from kleval.verify.normalize import normalize_span, text_key, unit_of
 from kleval.verify.policy import Policy, resolve_policy
 
@@ -39,12 +40,37 @@ def has_percent_sign(span: str) -> bool:
     return bool(_PERCENT_MARK.search(span.strip().rstrip("$").strip()[-60:]))
 
 
+_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox) ?\{(?![^{}]*(?:\{[^{}]*\}[^{}]*)*\})")
+
+
+def _outside(text: str, boxes: list[tuple[int, int, str]]) -> str:
+    """The text of `text` outside the given boxes."""
+    parts, at = [], 0
+    for start, end, _ in boxes:
+        parts.append(text[at:start])
+        at = end
+    return "".join(parts) + text[at:]
+
+
 @functools.lru_cache(maxsize=65536)
 def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""
     if "\\boxed" in gold or "\\fbox" in gold:
+        boxes = boxes_with_positions(gold)
+        if len(boxes) > 1 and not _PROSE.search(_outside(gold, boxes)):
+            # class gold-box-list: a gold that is only boxes and separators (`\boxed{35} ++++ \boxed{4}`)
+            # answers with every box; a gold never drafts an answer and boxes it again
+            return ", ".join(content.strip() for _, _, content in boxes)
         group = grammar.last_box_group(gold)
+        if group is not None and not _UNCLOSED_BOX.search(gold, group.start + 1):
+            return group.span
+        opened = _UNCLOSED_BOX.search(gold)
+        if opened is not None and (group is None or opened.start() > group.start):
+            # class gold-unclosed-box: a gold's box left open (a typo; golds are not truncated) holds the
+            # rest of the gold
+            return gold[opened.end() :].strip().rstrip("$").strip()
         if group is not None:
             return group.span
     if len(gold) > 150 and len(re.findall(r"[A-Za-z]{3,}", gold)) > 12:
@@ -169,6 +195,15 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             same = equal(Canon("number", g_value, gold_canon.source), Canon("number", p_value, pred_canon.source),
                          chosen)[0]
             rule = "percent-sign-value" if same else rule
+    if not same and how == "boxed" and gold_canon.kind in ("list", "set") and pred_canon.kind not in ("list", "set"):
+        # class multi-part-boxes: a gold of n values and one box per part with prose between the boxes
+        joined = grammar.part_boxes(completion, len(gold_canon.value))
+        if joined is not None:
+            verdict = _verify(gold, "\\boxed{" + joined + "}", chosen)
+            if verdict.correct:
+                return dataclasses.replace(verdict, extracted=joined, rule=f"multi-part-boxes/{verdict.rule}",
+                                           explanation=f"{len(gold_canon.value)} boxes, one per part, equal the "
+                                                       f"gold by rule {verdict.rule}")
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

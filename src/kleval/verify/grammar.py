@@ -88,6 +88,34 @@ def last_box_group(region: str) -> Statement | None:
     return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0])
 
 
+# class multi-part-boxes: a question with several parts ((a), (b), max and min) boxes one answer per part,
+# with prose between the boxes. Read only when the gold asks for that many values (the caller checks).
+PART_GAP_CHARS = 1500
+
+
+def part_boxes(text: str, parts: int) -> str | None:
+    """The last `parts` boxes of the answer region as one list answer, when nothing retracts one of them
+    (a later box that replaces an earlier one wins instead), they differ, and each gap is at most
+    PART_GAP_CHARS; else None."""
+    if parts < 2 or parts > 8:
+        return None
+    region = answer_region(text)
+    boxes = boxes_with_positions(region)
+    if len(boxes) < parts:
+        return None
+    chosen = boxes[-parts:]
+    contents = [content.strip() for _, _, content in chosen]
+    if len(set(contents)) < parts or not all(contents):
+        return None
+    for left, right in itertools.pairwise(chosen):
+        gap = region[left[1] : right[0]]
+        if len(gap) > PART_GAP_CHARS or _RETRACTION.search(gap):
+            return None
+    if _RETRACTION.search(region[chosen[-1][1] :]):
+        return None
+    return ", ".join(_named_box(region, start, content) for start, _, content in chosen)
+
+
 # --- answer phrases -------------------------------------------------------------------------
 
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
@@ -344,6 +372,9 @@ _UNIT_OR_PERCENT = {"percent", "percentage", "pct", "cm", "mm", "km", "m", "kg",
                     "frac", "sin", "cos", "tan", "log", "ln", "exp", "cot", "sec", "csc", "arcsin", "arccos", "arctan"}
 
 
+_GLUED_CONNECTIVE = re.compile(r"(?<=[\d)}])(or|and)(?=[A-Za-z] ?[(=])")
+
+
 def bare_answer(region: str) -> Statement | None:
     """The whole (short) completion when it is an expression, a math block or a short phrase."""
     text = region.strip()
@@ -357,8 +388,11 @@ def bare_answer(region: str) -> Statement | None:
             value = joined_math(text, from_start=False)
             return Statement(value, "bare-math", 0) if value else None
         return None  # class bare-math-with-prose: blocks with prose between them are a sentence, not an answer
+    # class glued-connective: whitespace-stripped "W(x)=1orW(x)=-1" is "W(x)=1 or W(x)=-1"
+    text = _GLUED_CONNECTIVE.sub(r" \1 ", text)
     words = [w for w in _PROSE_WORD.findall(text) if w.lower() not in _UNIT_OR_PERCENT]
-    if not words:  # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent"
+    if not words or (set(map(str.lower, words)) <= {"or", "and"} and re.search(r"[\d=]", text)):
+        # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent", "x=1 or x=-1"
         return Statement(clean_span(text), "bare-answer", 0)
     if len(words) <= 4 and not re.search(r"[\d=]", text):  # a short word answer: "Evelyn", "even"
         return Statement(clean_span(text), "bare-phrase", 0)
