@@ -127,3 +127,56 @@ def test_bare_math_needs_joined_blocks():
 
     assert find_math_answer("So the maximum of $15 - y/x$ is **13** when $y$ is small.")[0] != "y"
     assert find_math_answer("$x = 2$ and $y = 3$") == ("x = 2, y = 3", "bare-math")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # class answer-tag (2.1.0)
+        ("<think>6 times 7.</think>\n<answer>42</answer>", ("42", "answer-tag")),
+        ("<answer>$\\frac{1}{2}$</answer>", ("\\frac{1}{2}", "answer-tag")),
+        ("I guess \\boxed{3}.\n<answer>\\boxed{5}</answer>", ("5", "boxed")),
+        # class truncated-mid-clause: cut off on a copula / preposition, never an earlier sentence's value
+        ("P(red first) = $\\frac{3}{5}$. Then the probability that the second is also red is", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        ("We have $x = 4$. Adding the two parts gives a total of", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        # class truncated-box: an answer phrase whose box was cut off states nothing
+        ("Adding 6 + 8, so the final answer is \\boxed{14", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        # class empty-answer-line: the line after "Answer:" is another field
+        ("Explanation: I could not determine it.\nAnswer:\nConfidence: 10%", (None, (
+            "the answer line is empty (no answer stated)"))),
+        ("Work shown above.\nAnswer:\n$12$", ("12", "answer-phrase")),
+        # class bold-at-end and copula verbs such as "measures"
+        ("Counting forward 15 days from Sunday lands on **Monday**.", ("Monday", "final-statement")),
+        ("We use the triangle sum.\n\nThe angle $\\angle ABC$ measures $45°$.", ("45°", "final-statement")),
+    ],
+)
+def test_round3_extraction_classes(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+def test_number_kind_respects_an_empty_answer_line():
+    from kleval.verify.grammar import find_number_answer
+
+    assert find_number_answer("Answer:\nConfidence: 10%")[0] is None
+    assert find_number_answer("Answer:\n10")[0] == "10"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Only the first mechanism conserves charge.\n\nANSWER: $A$", "A"),  # letter in a math block
+        # class no-commitment: a mentioned letter is not a guess when the completion declines to choose
+        ("The closest is option (C)? Actually (C) is 4.8 J. I cannot determine a single answer.", None),
+        ("None of the options match; option (B) is the nearest.", None),
+        ("Option (B) is the nearest, so I pick (B).", "B"),
+    ],
+)
+def test_choice_round3_classes(text, expected):
+    from kleval.verify.choice import find_choice_answer
+
+    assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected

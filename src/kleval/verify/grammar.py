@@ -120,6 +120,7 @@ def part_boxes(text: str, parts: int) -> str | None:
 
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
                             r"(?: ?[:=])?", re.IGNORECASE)
+EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
 
@@ -133,12 +134,15 @@ def _phrase_value(rest: str) -> str | None:
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
         segment = next((line.strip() for line in lines[1:] if line.strip()), "")
+        if re.match(r"[A-Z][A-Za-z ]{2,20}:", segment):
+            return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
     if not segment:
         return None
     if "\\boxed" in segment or "\\fbox" in segment:
         boxes = boxes_with_positions(segment)
         if boxes:
             return boxes[-1][2].strip() or None
+        return None  # class truncated-box: "the final answer is \\boxed{14" was cut off inside its box
     blocks = math_blocks(segment)
     if blocks and not segment[: blocks[0][0]].strip(" *:"):
         return joined_math(segment, from_start=True)  # "is $28\\%$."
@@ -185,6 +189,8 @@ def last_answer_phrase(region: str) -> Statement | None:
         if not committed:
             continue
         value = _phrase_value(tail[m.end() :])
+        if value == EMPTY:
+            return Statement("", "empty-answer-line", offset + m.start())
         return Statement(value, "answer-phrase", offset + m.start()) if value else None
     return None
 
@@ -210,6 +216,30 @@ def closing_a_line(region: str) -> Statement | None:
     return None
 
 
+_ANSWER_TAG = re.compile(r"<answer>(.{0,600}?)</answer>", re.DOTALL | re.IGNORECASE)
+
+
+def answer_tag(region: str) -> Statement | None:
+    """class answer-tag: the content of the last `<answer>...</answer>` (R1-style output format)."""
+    tail = region[-WINDOW:]
+    last = None
+    for last in _ANSWER_TAG.finditer(tail):
+        pass
+    if last is None or not last.group(1).strip():
+        return None
+    content = last.group(1).strip()
+    boxes = boxes_with_positions(content)
+    blocks = math_blocks(content)
+    if boxes:
+        value = boxes[-1][2].strip()
+    elif len(blocks) == 1 and blocks[0][0] == 0 and blocks[0][1] == len(content):
+        value = blocks[0][2]  # "<answer>$42$</answer>"
+    else:
+        value = clean_span(content)
+    start = len(region) - len(tail) + last.start()
+    return Statement(value, "answer-tag", start) if value else None
+
+
 def marker_statement(region: str) -> Statement | None:
     value = gsm8k_final(region[-WINDOW:])
     return Statement(value, "####", region.rfind("####")) if value else None
@@ -221,7 +251,8 @@ _CONCLUDING = re.compile(r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Fi
                          re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
-_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains)"
+_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
+                            rf"|measures|totals|lands on|falls on)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
@@ -239,6 +270,9 @@ def _sentences(paragraph: str) -> list[str]:
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
+    if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
+        return bold.group(1).strip()
     s = sentence.strip().rstrip(".!").replace("**", "").strip()
     blocks = math_blocks(s)
     for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
@@ -399,7 +433,9 @@ def bare_answer(region: str) -> Statement | None:
     return None
 
 
-_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$")
+# class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$"
+                            r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
 _RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
                          re.IGNORECASE)
 
@@ -408,7 +444,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     region = answer_region(text)
     box = last_box_group(region)
-    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region)) if s]
+    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region),
+                              answer_tag(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
         if last is not box and box is not None and not re.search(r"\d|\\", last.span):
@@ -419,6 +456,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                 later = conclusion(after[after.find("}") + 1 :])
                 if later is not None:
                     return later.span, f"{later.how} (after a retracted box)"
+        if not last.span:
+            return None, "the answer line is empty (no answer stated)"
         return last.span, last.how
     if ends_in_answer_phrase(region):
         return None, "the text ends in an answer phrase with nothing after it (truncated)"
@@ -438,6 +477,8 @@ _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
+    if span is None and how.startswith("the answer line is empty"):
+        return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
             return last_number(span), how + "/last-number-in-span"
@@ -456,7 +497,7 @@ def find_gsm8k_answer(text: str) -> tuple[str | None, str]:
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
     for span, how in ((gsm8k_final(region), "####"), (box.span if box else None, "boxed"),
-                      (phrase.span if phrase else None, "answer-phrase")):
+                      (phrase.span if phrase and phrase.span else None, "answer-phrase")):
         if span is not None:
             if re.search(r"[A-Za-z]{3,}", span.replace("\\frac", "")) and last_number(span) is not None:
                 return last_number(span), how + "/last-number-in-span"  # "Verna received $7.00 in change"
