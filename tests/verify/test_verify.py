@@ -149,3 +149,23 @@ def test_multi_part_boxes_join_only_for_a_list_gold(gold, completion, correct):
     verdict = verify(gold=gold, completion=completion)
     assert verdict.correct is correct, verdict.explanation
     assert verdict.rule.startswith("multi-part-boxes/") == (correct and "," in gold)
+
+
+@pytest.mark.parametrize("gold, answer, correct", [
+    # class clock-time (2.1.0): a 12-hour suffix is the half of the day, ":00" seconds add nothing
+    ("20:34", "\\boxed{8:34 \\text{ P.M.}}", True),
+    ("20:34", "\\boxed{20:34:00}", True),
+    ("21:30", "\\boxed{9:30 p.m.}", True),
+    ("20:34", "\\boxed{8:34 \\text{ A.M.}}", False),
+    ("20:34", "\\boxed{20:34:15}", False),
+    # class grouped-number-in-braces: a thousands-grouped number inside \mathrm{} is one number
+    ("500", "\\boxed{\\frac{\\mathrm{1,000}}{2}}", True),
+    ("500", "\\boxed{\\frac{\\mathrm{1,001}}{2}}", False),
+    # class float-precision-even-digit: a float repr whose reduced denominator is not a power of ten
+    ("\\frac{\\sqrt{3}}{2}", "\\boxed{0.8660254037844386}", True),
+    ("\\frac{\\sqrt{3}}{2}", "\\boxed{0.8660254037844396}", False),
+    ("\\frac{\\sqrt{3}}{2}", "\\boxed{0.866}", False),
+])
+def test_round3_normalization_classes(gold, answer, correct):
+    verdict = verify(gold=gold, completion=answer)
+    assert verdict.correct is correct, verdict.explanation
