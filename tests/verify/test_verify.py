@@ -67,7 +67,7 @@ def test_policies_differ_where_documented():
     assert verify(gold="46", completion="46", policy="exact").correct
     assert not verify(gold="46", completion="the result is 46", policy="exact").correct
     assert verify(gold="46", completion="so we get 46 apples", policy="gsm8k").correct
-    # default: a number in a sentence is no answer; a concluding "So ..." sentence stating one value is (2.0.0)
+    # default: a number in a sentence is no answer; a concluding "So ..." sentence stating one value is (2.0.0+)
     assert verify(gold="46", completion="we get 46 apples, 12 pears", policy="default").status is Status.NO_ANSWER
     assert verify(gold="46", completion="so we get 46 apples", policy="default").correct
     assert verify(gold="12", completion="we get 46 apples, 12 pears", policy="gsm8k").correct
