@@ -83,3 +83,100 @@ def test_choice_takes_the_final_committed_letter(text, expected):
     from kleval.verify.choice import find_choice_answer
 
     assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected
+
+
+NOTHING = "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # class mid-sentence-value (2.1.0): the value ends the main clause, a qualifying clause follows
+        ("We minimise $y/x$.\n\nThus, the maximum of $15 - y/x$ is **13**, occurring when $y$ is minimal.",
+         ("13", "conclusion-sentence")),
+        (("Step one.\n\nHence, the solution is \\(f(n) = n\\) for all positive integers \\(n\\). "
+          "This function satisfies the inequality for all \\(x\\) and \\(y\\)."), ("f(n) = n", "conclusion-sentence")),
+        ("Try it.\n\nThus, \\( E(7, 3) = 3 \\), as demonstrated by the strategy above. This method works.",
+         ("3", "conclusion-sentence")),
+        ("We add the costs of all the items she bought.\n\nThe total is $42$ dollars, which is what she paid.",
+         ("42", "final-statement")),
+        # class concluding-clause: the sentence's last clause concludes
+        ("Tom takes 3 of her 10 apples, so she has 7 apples left, which is more than Ben has.",
+         ("7", "conclusion-sentence")),
+        ("Its value becomes $.8 \\cdot .9x = .72x$, so it keeps a fraction .72 of its value.",
+         (".72", "conclusion-sentence")),
+        # a closing remark naming only variables is skipped; the value sentence before it is read
+        (("Count cases.\n\nThe probability is approximately \\(1/3\\). This estimate is based on \\(C\\), given "
+          "fixed \\(A\\) and \\(B\\)."), ("1/3", "final-statement")),
+        # never: a clause that can state another value is not cut off, so nothing is read
+        ("We solve.\n\nWe get $x = 5$ when $y = 2$, giving 7 in total and 9 otherwise.", (None, NOTHING)),
+        # never: a word before skipped closing remarks is prose ("... is valuable."), not a worded answer
+        (("Knowing methods is valuable. One might use tools to approximate \\(x\\). Thus, the solution is beyond "
+          "the scope of algebra."), (None, NOTHING)),
+    ],
+)
+def test_mid_sentence_values(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+def test_bare_math_needs_joined_blocks():
+    """class bare-math-with-prose: a short sentence with prose between its math blocks is not a bare answer."""
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer("So the maximum of $15 - y/x$ is **13** when $y$ is small.")[0] != "y"
+    assert find_math_answer("$x = 2$ and $y = 3$") == ("x = 2, y = 3", "bare-math")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # class answer-tag (2.1.0)
+        ("<think>6 times 7.</think>\n<answer>42</answer>", ("42", "answer-tag")),
+        ("<answer>$\\frac{1}{2}$</answer>", ("\\frac{1}{2}", "answer-tag")),
+        ("I guess \\boxed{3}.\n<answer>\\boxed{5}</answer>", ("5", "boxed")),
+        # class truncated-mid-clause: cut off on a copula / preposition, never an earlier sentence's value
+        ("P(red first) = $\\frac{3}{5}$. Then the probability that the second is also red is", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        ("We have $x = 4$. Adding the two parts gives a total of", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        # class truncated-box: an answer phrase whose box was cut off states nothing
+        ("Adding 6 + 8, so the final answer is \\boxed{14", (None, (
+            "the text stops inside a box or an expression (truncated); no committed answer"))),
+        # class empty-answer-line: the line after "Answer:" is another field
+        ("Explanation: I could not determine it.\nAnswer:\nConfidence: 10%", (None, (
+            "the answer line is empty (no answer stated)"))),
+        ("Work shown above.\nAnswer:\n$12$", ("12", "answer-phrase")),
+        # class bold-at-end and copula verbs such as "measures"
+        ("Counting forward 15 days from Sunday lands on **Monday**.", ("Monday", "final-statement")),
+        ("We use the triangle sum.\n\nThe angle $\\angle ABC$ measures $45°$.", ("45°", "final-statement")),
+    ],
+)
+def test_round3_extraction_classes(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+def test_number_kind_respects_an_empty_answer_line():
+    from kleval.verify.grammar import find_number_answer
+
+    assert find_number_answer("Answer:\nConfidence: 10%")[0] is None
+    assert find_number_answer("Answer:\n10")[0] == "10"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Only the first mechanism conserves charge.\n\nANSWER: $A$", "A"),  # letter in a math block
+        # class no-commitment: a mentioned letter is not a guess when the completion declines to choose
+        ("The closest is option (C)? Actually (C) is 4.8 J. I cannot determine a single answer.", None),
+        ("None of the options match; option (B) is the nearest.", None),
+        ("Option (B) is the nearest, so I pick (B).", "B"),
+    ],
+)
+def test_choice_round3_classes(text, expected):
+    from kleval.verify.choice import find_choice_answer
+
+    assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected

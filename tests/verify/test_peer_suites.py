@@ -61,16 +61,11 @@ PRINCIPLED = {
 PRINCIPLED_STRICT = True
 
 
-# Rows kleval 2.0.0 still gets wrong although the label is right: known limits, strict xfails so a fix
-# shows up. (Both golds are malformed: answers at the verifier's edge, not classes it misses.)
-_MISSES = {
-    "tests/test_boxed.py::test_boxed[0]":
-        "gold '\\boxed{35 cm} ++++++ \\boxed{4}' joins two boxes with '++++++'; kleval reads a gold's "
-        "boxes as one answer only when nothing but separators stands between them",
-    "tests/test_numina_cases.py::test_numina_cases[24]":
-        "gold has an unclosed, doubly escaped \\boxed{ and 'W(n) = 1 \\text{ and } W(n) = -1' against "
-        "'W(x)=1orW(x)=-1' (renamed variable, no spaces around 'or'); kleval does not read it",
-}
+# Rows kleval still gets wrong although the label is right: known limits, strict xfails so a fix shows up.
+# None since 2.1.0: the two malformed golds of 2.0.0 (`\\boxed{35 cm} ++++++ \\boxed{4}` and an unclosed
+# `\\boxed{W(n) = 1 \\text{ and } W(n) = -1`) are read by the general gold repairs gold-box-list and
+# gold-unclosed-box (kleval.verify.core._gold_span).
+_MISSES: dict[str, str] = {}
 KNOWN_MISSES: dict[str, dict[str, str]] = {"peer-plain": _MISSES, "peer-boxed": _MISSES}
 
 

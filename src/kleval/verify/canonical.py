@@ -207,8 +207,9 @@ def _split_words(s: str) -> str:
     """`12 and 13`, `12\\text{ and }13` -> `12, 13` (only between math-looking parts)."""
     s = re.sub(r"\s*\\(?:text|mbox)\{\s*(?:and|or|,)\s*\}\s*", ", ", s)
     s = re.sub(r"(?<=[)\]]) ?or ?(?=[(\[])", ", ", s)  # "(11,7)or(7,11)"
+    s = re.sub(r"(?<=[\d)}])(?:or|and)(?=[A-Za-z] ?[(=])", ", ", s)  # class glued-connective: "W(x)=1orW(x)=-1"
     s = re.sub(r", ?(?:and|or) (?=[-\d\\(\[a-z])", ", ", s)  # "19, 46, and 82"
-    return re.sub(r"(?<=[\d}\)\]])\s+(?:and|or)\s+(?=[-\d\\(\[a-z])", ", ", s)
+    return re.sub(r"(?<=[\d}\)\]])\s+(?:and|or)\s+(?=[-\d\\(\[a-z]|[A-Z]\()", ", ", s)  # "1 or W(x) = -1"
 
 
 def _simplify_relation_text(s: str) -> str:

@@ -15,12 +15,14 @@ from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
 
 _WINDOW = 6000
+_NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
+                            r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
 
 def _phrase_pattern(letters: str) -> re.Pattern[str]:
     return re.compile(
         rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?|(?:option|choice)(?: is| ?:))"
-        rf" ?(?:option |choice )?[*(\[]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
@@ -51,6 +53,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if statements:
         _, letter, how = max(statements, key=lambda s: s[0])
         return letter, how
+    if _NO_COMMITMENT.search(tail):  # class no-commitment: "I cannot determine a single answer"
+        return None, "the completion declines to choose an option; a mentioned letter is not a guess"
     last = None
     for last in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
         pass

@@ -16,11 +16,12 @@ from kleval.verify import grammar
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
+from kleval.verify.extract import boxes_with_positions
 from kleval.verify.normalize import normalize_span, text_key, unit_of
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.0.0"
+VERIFIER_VERSION = "2.1.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -30,9 +31,26 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     return normalized, canonicalize(normalized, policy)
 
 
-def gold_normalized_raw(gold: str, policy: Policy) -> str:
-    """The gold answer span before its percent sign is dropped (to know the gold was a percentage)."""
-    return _gold_span(gold, policy).replace("\\%", "%").replace("\\text{ percent}", "%")
+# A span that ends in a percent sign or word: `62.5\%`, `28 percent`, `5\text{ percent}`, `12 pct`.
+_PERCENT_MARK = re.compile(r"(?<=[\d}.]) ?(?:\\?%|\\text\{ ?(?:percent|percentage|pct) ?\}|percent(?:age)?|pct)[ $.]*$")
+
+
+def has_percent_sign(span: str) -> bool:
+    """Whether an answer span is written as a percentage (before normalization drops the sign)."""
+    return bool(_PERCENT_MARK.search(span.strip().rstrip("$").strip()[-60:]))
+
+
+_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox) ?\{(?![^{}]*(?:\{[^{}]*\}[^{}]*)*\})")
+
+
+def _outside(text: str, boxes: list[tuple[int, int, str]]) -> str:
+    """The text of `text` outside the given boxes."""
+    parts, at = [], 0
+    for start, end, _ in boxes:
+        parts.append(text[at:start])
+        at = end
+    return "".join(parts) + text[at:]
 
 
 @functools.lru_cache(maxsize=65536)
@@ -40,7 +58,19 @@ def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""
     if "\\boxed" in gold or "\\fbox" in gold:
+        boxes = boxes_with_positions(gold)
+        if len(boxes) > 1 and not _PROSE.search(_outside(gold, boxes)):
+            # class gold-box-list: a gold that is only boxes and separators (`\boxed{35} ++++ \boxed{4}`)
+            # answers with every box; a gold never drafts an answer and boxes it again
+            return ", ".join(content.strip() for _, _, content in boxes)
         group = grammar.last_box_group(gold)
+        if group is not None and not _UNCLOSED_BOX.search(gold, group.start + 1):
+            return group.span
+        opened = _UNCLOSED_BOX.search(gold)
+        if opened is not None and (group is None or opened.start() > group.start):
+            # class gold-unclosed-box: a gold's box left open (a typo; golds are not truncated) holds the
+            # rest of the gold
+            return gold[opened.end() :].strip().rstrip("$").strip()
         if group is not None:
             return group.span
     if len(gold) > 150 and len(re.findall(r"[A-Za-z]{3,}", gold)) > 12:
@@ -154,11 +184,26 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
                        f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")
-    if not same and chosen.percent_of_gold and "%" in gold_normalized_raw(gold, chosen) and pred_canon.kind == "number" \
-            and gold_canon.kind == "number":
-        # a gold written as 62.5% is the quantity 0.625: its fraction form is the same answer
-        same = equal(Canon("number", gold_canon.value / 100, gold_canon.source), pred_canon, chosen)[0]
-        rule = "percent-of-gold" if same else rule
+    if not same and chosen.percent_sign_value and pred_canon.kind == "number" and gold_canon.kind == "number":
+        # class percent-sign-value: a percent sign written on one side only is the unit 1/100, so gold
+        # 62.5\% is also the quantity 0.625 and an answer 25\% also the quantity 0.25 (the sign-dropped
+        # reading, 62.5 == 62.5\%, is the convention kept alongside). No sign, no scaling: 10 != 0.1.
+        gold_pct, pred_pct = has_percent_sign(_gold_span(gold, chosen)), has_percent_sign(span)
+        if gold_pct != pred_pct:
+            g_value = gold_canon.value / 100 if gold_pct else gold_canon.value
+            p_value = pred_canon.value / 100 if pred_pct else pred_canon.value
+            same = equal(Canon("number", g_value, gold_canon.source), Canon("number", p_value, pred_canon.source),
+                         chosen)[0]
+            rule = "percent-sign-value" if same else rule
+    if not same and how == "boxed" and gold_canon.kind in ("list", "set") and pred_canon.kind not in ("list", "set"):
+        # class multi-part-boxes: a gold of n values and one box per part with prose between the boxes
+        joined = grammar.part_boxes(completion, len(gold_canon.value))
+        if joined is not None:
+            verdict = _verify(gold, "\\boxed{" + joined + "}", chosen)
+            if verdict.correct:
+                return dataclasses.replace(verdict, extracted=joined, rule=f"multi-part-boxes/{verdict.rule}",
+                                           explanation=f"{len(gold_canon.value)} boxes, one per part, equal the "
+                                                       f"gold by rule {verdict.rule}")
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

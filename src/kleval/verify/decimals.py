@@ -16,11 +16,14 @@ def decimal_places(x: Any) -> int:
     """Places after the point of a rational written as a terminating decimal (its denominator 2^a 5^b)."""
     if x is None or not x.is_Rational or x.q == 1:
         return 0
-    q, places = int(x.q), 0
-    while q % 10 == 0 and places < 40:
-        q //= 10
-        places += 1
-    return places if q == 1 else 0
+    q, twos, fives = int(x.q), 0, 0
+    while q % 2 == 0 and twos < 140:  # reduced: 0.8660254037844386 is 4330127018922193/(2^15 5^16)
+        q //= 2
+        twos += 1
+    while q % 5 == 0 and fives < 60:
+        q //= 5
+        fives += 1
+    return max(twos, fives) if q == 1 else 0
 
 
 def float_precision_decimal(a: Any, b: Any) -> bool:

@@ -15,6 +15,7 @@ for statements, so every pattern runs in linear time on degenerate input.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -87,10 +88,39 @@ def last_box_group(region: str) -> Statement | None:
     return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0])
 
 
+# class multi-part-boxes: a question with several parts ((a), (b), max and min) boxes one answer per part,
+# with prose between the boxes. Read only when the gold asks for that many values (the caller checks).
+PART_GAP_CHARS = 1500
+
+
+def part_boxes(text: str, parts: int) -> str | None:
+    """The last `parts` boxes of the answer region as one list answer, when nothing retracts one of them
+    (a later box that replaces an earlier one wins instead), they differ, and each gap is at most
+    PART_GAP_CHARS; else None."""
+    if parts < 2 or parts > 8:
+        return None
+    region = answer_region(text)
+    boxes = boxes_with_positions(region)
+    if len(boxes) < parts:
+        return None
+    chosen = boxes[-parts:]
+    contents = [content.strip() for _, _, content in chosen]
+    if len(set(contents)) < parts or not all(contents):
+        return None
+    for left, right in itertools.pairwise(chosen):
+        gap = region[left[1] : right[0]]
+        if len(gap) > PART_GAP_CHARS or _RETRACTION.search(gap):
+            return None
+    if _RETRACTION.search(region[chosen[-1][1] :]):
+        return None
+    return ", ".join(_named_box(region, start, content) for start, _, content in chosen)
+
+
 # --- answer phrases -------------------------------------------------------------------------
 
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
                             r"(?: ?[:=])?", re.IGNORECASE)
+EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
 
@@ -104,12 +134,15 @@ def _phrase_value(rest: str) -> str | None:
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
         segment = next((line.strip() for line in lines[1:] if line.strip()), "")
+        if re.match(r"[A-Z][A-Za-z ]{2,20}:", segment):
+            return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
     if not segment:
         return None
     if "\\boxed" in segment or "\\fbox" in segment:
         boxes = boxes_with_positions(segment)
         if boxes:
             return boxes[-1][2].strip() or None
+        return None  # class truncated-box: "the final answer is \\boxed{14" was cut off inside its box
     blocks = math_blocks(segment)
     if blocks and not segment[: blocks[0][0]].strip(" *:"):
         return joined_math(segment, from_start=True)  # "is $28\\%$."
@@ -156,6 +189,8 @@ def last_answer_phrase(region: str) -> Statement | None:
         if not committed:
             continue
         value = _phrase_value(tail[m.end() :])
+        if value == EMPTY:
+            return Statement("", "empty-answer-line", offset + m.start())
         return Statement(value, "answer-phrase", offset + m.start()) if value else None
     return None
 
@@ -181,6 +216,30 @@ def closing_a_line(region: str) -> Statement | None:
     return None
 
 
+_ANSWER_TAG = re.compile(r"<answer>(.{0,600}?)</answer>", re.DOTALL | re.IGNORECASE)
+
+
+def answer_tag(region: str) -> Statement | None:
+    """class answer-tag: the content of the last `<answer>...</answer>` (R1-style output format)."""
+    tail = region[-WINDOW:]
+    last = None
+    for last in _ANSWER_TAG.finditer(tail):
+        pass
+    if last is None or not last.group(1).strip():
+        return None
+    content = last.group(1).strip()
+    boxes = boxes_with_positions(content)
+    blocks = math_blocks(content)
+    if boxes:
+        value = boxes[-1][2].strip()
+    elif len(blocks) == 1 and blocks[0][0] == 0 and blocks[0][1] == len(content):
+        value = blocks[0][2]  # "<answer>$42$</answer>"
+    else:
+        value = clean_span(content)
+    start = len(region) - len(tail) + last.start()
+    return Statement(value, "answer-tag", start) if value else None
+
+
 def marker_statement(region: str) -> Statement | None:
     value = gsm8k_final(region[-WINDOW:])
     return Statement(value, "####", region.rfind("####")) if value else None
@@ -192,7 +251,8 @@ _CONCLUDING = re.compile(r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Fi
                          re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
-_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains)"
+_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
+                            rf"|measures|totals|lands on|falls on)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
@@ -210,6 +270,9 @@ def _sentences(paragraph: str) -> list[str]:
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
+    if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
+        return bold.group(1).strip()
     s = sentence.strip().rstrip(".!").replace("**", "").strip()
     blocks = math_blocks(s)
     for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
@@ -235,13 +298,67 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
         if not blocks and len(numbers) == 1:
             return numbers[0]
     copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
-    number = re.search(copula + "(" + _NUMBER_TEXT + r")(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
-    if number:  # "is 25 square units", "= 80", "is 1 000 dollars"
+    number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
+    if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
         return number.group(1)
     word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
     if word:
         return word.group(1)  # a word answer: "so the function is even."
     return None
+
+
+# class mid-sentence-value: the value ends the main clause and a trailing clause follows it ("the maximum
+# is **13**, occurring when ...", "Thus, \\( E(7, 3) = 3 \\), as demonstrated above", "the solution is
+# \\(f(n) = n\\) for all positive integers \\(n\\)"). Only clauses that qualify a value, never one that
+# could state another value ("giving a total of 5", "and 6 if n is even").
+_TRAILING_CLAUSE = re.compile(
+    r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
+    r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
+    r"|in which|at which|with)\b"
+    r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
+    r"|derived|found|claimed|stated))\b", re.IGNORECASE)
+# class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
+# fraction .72 of its value.", "..., so she has 7 apples left, which is ...").
+_CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b,? ?", re.IGNORECASE)
+
+
+def _math_balanced(head: str) -> bool:
+    return head.count("$") % 2 == 0 and head.count("\\(") == head.count("\\)") and head.count("**") % 2 == 0
+
+
+def _main_clause_value(s: str, concluding: bool) -> str | None:
+    """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
+    whole = _value_ending(s, concluding)
+    if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
+        return whole
+    for m in _TRAILING_CLAUSE.finditer(s):  # a word ending the trailing clause ("when $y$ is minimal") is not it
+        head = s[: m.start()]
+        if re.search(r"\d|\$|\\\(", head) and _math_balanced(head):
+            value = _value_ending(head, concluding)
+            if value:
+                return value
+    return whole
+
+
+def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
+    """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
+    concluding clause ("..., so it keeps .72 of its value")."""
+    s = math_safe_tail(sentence, 600)
+    value = _main_clause_value(s, concluding)
+    if value:
+        return value, concluding
+    clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
+    if clauses:
+        return _main_clause_value(s[clauses[-1].end() :], True), True
+    return None, concluding
+
+
+def _is_closing_remark(sentence: str) -> bool:
+    """A closing sentence without any number: its math, if any, only names variables ("... for all \\(x\\)
+    and \\(y\\) ...", "given fixed \\(A\\) and \\(B\\)")."""
+    if re.search(r"\d|\\\[", sentence):
+        return False
+    return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
 
 
 def conclusion(region: str) -> Statement | None:
@@ -258,15 +375,17 @@ def conclusion(region: str) -> Statement | None:
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
     final = len(sentences) - 1
-    while final > 0 and len(sentences) - final <= 2 and not re.search(r"\d|\$|\\\(|\\\[", sentences[final]) \
-            and _value_ending(sentences[final], False) is None:
+    while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
+            and _sentence_value(sentences[final], False)[0] is None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
-        value = _value_ending(math_safe_tail(sentence, 600), concluding)
+        value, concluding = _sentence_value(sentence, concluding)
+        if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
+            value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
     return None
@@ -287,6 +406,9 @@ _UNIT_OR_PERCENT = {"percent", "percentage", "pct", "cm", "mm", "km", "m", "kg",
                     "frac", "sin", "cos", "tan", "log", "ln", "exp", "cot", "sec", "csc", "arcsin", "arccos", "arctan"}
 
 
+_GLUED_CONNECTIVE = re.compile(r"(?<=[\d)}])(or|and)(?=[A-Za-z] ?[(=])")
+
+
 def bare_answer(region: str) -> Statement | None:
     """The whole (short) completion when it is an expression, a math block or a short phrase."""
     text = region.strip()
@@ -295,19 +417,25 @@ def bare_answer(region: str) -> Statement | None:
     blocks = math_blocks(text)
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
-        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12:
+        joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
+        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined:
             value = joined_math(text, from_start=False)
             return Statement(value, "bare-math", 0) if value else None
-        return None
+        return None  # class bare-math-with-prose: blocks with prose between them are a sentence, not an answer
+    # class glued-connective: whitespace-stripped "W(x)=1orW(x)=-1" is "W(x)=1 or W(x)=-1"
+    text = _GLUED_CONNECTIVE.sub(r" \1 ", text)
     words = [w for w in _PROSE_WORD.findall(text) if w.lower() not in _UNIT_OR_PERCENT]
-    if not words:  # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent"
+    if not words or (set(map(str.lower, words)) <= {"or", "and"} and re.search(r"[\d=]", text)):
+        # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent", "x=1 or x=-1"
         return Statement(clean_span(text), "bare-answer", 0)
     if len(words) <= 4 and not re.search(r"[\d=]", text):  # a short word answer: "Evelyn", "even"
         return Statement(clean_span(text), "bare-phrase", 0)
     return None
 
 
-_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$")
+# class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$"
+                            r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
 _RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
                          re.IGNORECASE)
 
@@ -316,7 +444,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     region = answer_region(text)
     box = last_box_group(region)
-    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region)) if s]
+    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region),
+                              answer_tag(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
         if last is not box and box is not None and not re.search(r"\d|\\", last.span):
@@ -327,6 +456,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                 later = conclusion(after[after.find("}") + 1 :])
                 if later is not None:
                     return later.span, f"{later.how} (after a retracted box)"
+        if not last.span:
+            return None, "the answer line is empty (no answer stated)"
         return last.span, last.how
     if ends_in_answer_phrase(region):
         return None, "the text ends in an answer phrase with nothing after it (truncated)"
@@ -346,6 +477,8 @@ _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
+    if span is None and how.startswith("the answer line is empty"):
+        return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
             return last_number(span), how + "/last-number-in-span"
@@ -364,7 +497,7 @@ def find_gsm8k_answer(text: str) -> tuple[str | None, str]:
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
     for span, how in ((gsm8k_final(region), "####"), (box.span if box else None, "boxed"),
-                      (phrase.span if phrase else None, "answer-phrase")):
+                      (phrase.span if phrase and phrase.span else None, "answer-phrase")):
         if span is not None:
             if re.search(r"[A-Za-z]{3,}", span.replace("\\frac", "")) and last_number(span) is not None:
                 return last_number(span), how + "/last-number-in-span"  # "Verna received $7.00 in change"

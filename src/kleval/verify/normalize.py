@@ -147,6 +147,19 @@ def _plain_math(s: str) -> str:
     return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
 
 
+_CLOCK_12H = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))? ?(?:\\(?:text|mathrm)\{ ?([AaPp])\.? ?[Mm]\.? ?\}"
+                        r"|([AaPp])\.? ?[Mm]\.?)(?![A-Za-z])")
+
+
+def _to_24h(m: re.Match) -> str:
+    hour, minute = int(m.group(1)), m.group(2)
+    if not 1 <= hour <= 12 or int(minute) > 59:
+        return m.group(0)
+    hour = hour % 12 + (12 if (m.group(4) or m.group(5)).lower() == "p" else 0)
+    seconds = f":{m.group(3)}" if m.group(3) and m.group(3) != "00" else ""
+    return f"{hour}:{minute}{seconds}"
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
@@ -156,6 +169,11 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
+    # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
+    s = _CLOCK_12H.sub(_to_24h, s)
+    s = re.sub(r"(?<![\d:])(\d{1,2}:\d{2}):00(?![\d:])", r"\1", s)
+    # class grouped-number-in-braces: "\mathrm{1,000}" or "{1,000}" inside a fraction is one number
+    s = re.sub(r"\\(?:mathrm|text|mbox)\{ ?(\d{1,3}(?:,\d{3})+) ?\}", lambda m: m.group(1).replace(",", ""), s)
     s = _plain_math(s)
     s = _UPRIGHT_CONSTANT.sub(lambda m: m.group(1), s)
     for _ in range(2):

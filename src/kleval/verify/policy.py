@@ -28,7 +28,9 @@ class Policy:
     comma: CommaRule = "thousands-when-grouped"  # 1,000 is a number; "1, 2" and "1,2" are lists
     percent_equals_number: bool = True  # 10\% == 10 (the sign is dropped, never scaled to 0.1)
     percent_scaling: bool = False  # also accept 10\% == 0.1 (Qwen-style; off: a source of false accepts)
-    percent_of_gold: bool = False  # opt-in: a gold written with a percent sign (62.5\%) also equals 0.625
+    # A percent sign on one side only (gold 62.5\% vs 0.625, or 25\% vs gold 0.25) is also read as the
+    # hundredth it denotes (since 2.1.0). Never without a written sign: 10 vs 0.1 stays wrong.
+    percent_sign_value: bool = True
     strip_units: bool = True  # 5\text{ cm} == 5, 30^\circ == 30, \$18 == 18
     inequality_equals_interval: bool = True  # x \le 3 == (-\infty, 3]
     equation_rhs: bool = True  # x = 3 == 3 when one side is a bare variable
