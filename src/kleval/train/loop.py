@@ -323,10 +323,12 @@ def log_row(config: TrainConfig, step: int, rollout: Rollout, scores, shaped_rew
 
 
 def effective_beta(config: TrainConfig, mean_length: float) -> float:
-    """Per-sequence strength of the KL penalty (see klconfig.effective_sequence_beta).
+    """Strength of the KL penalty per response relative to its policy-gradient term (see
+    klconfig.effective_sequence_beta).
 
-    Reward: beta. Loss: beta scaled by the aggregation. Both: the two halves are one estimate of one
-    gradient (unbiased at strength beta with RLOO and seq-mean-token-sum), so beta, not 2 beta.
+    Reward: beta. Loss: beta for per-token terms; sequence-level terms scaled by the aggregation.
+    Both: the two halves are one estimate of one gradient (unbiased at strength beta with RLOO and
+    seq-mean-token-sum), so beta, not 2 beta.
     """
     from kleval.klconfig import effective_sequence_beta
 
