@@ -1,5 +1,7 @@
 """`kleval demo`: the embedded default study (train every KL preset on CPU, evaluate, report), or
-with `--study beta` the paper's beta sweep with its reward-KL frontier (kleval.sweep)."""
+with `--study beta` the paper's beta sweep with its reward-KL frontier (kleval.sweep), `--study
+async` the off-policy recipe's stability (kleval.async_study), `--study online` accuracy against
+step from evaluation during training (kleval.online_study)."""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +10,10 @@ HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and repo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--study", choices=("paper", "beta", "async"), default="paper",
+    p.add_argument("--study", choices=("paper", "beta", "async", "online"), default="paper",
                    help="'paper': every preset at beta 1 (default); 'beta': the beta sweep and its frontier; "
-                        "'async': the off-policy recipe (--recipe async, 10 updates stale) and its stability")
+                        "'async': the off-policy recipe (--recipe async, 10 updates stale) and its stability; "
+                        "'online': accuracy against step from evaluation during training (--eval-every)")
     p.add_argument("--out", default=None, help="output directory (default reports/demo, or reports/beta_sweep)")
     p.add_argument("--steps", type=int, default=300, help="RL steps per run (default 300)")
     p.add_argument("--seeds", type=int, default=3,
@@ -19,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="comma-separated presets (default: the paper's six; for --study beta the four estimators)")
     p.add_argument("--betas", default=None, help="--study beta: comma-separated betas (default 0.05,0.1,0.3,1)")
     p.add_argument("--beta", default=None,
-                   help="--study paper|async: the KL coefficient of every preset (default 1; 'none' has none)")
+                   help="--study paper|async|online: the KL coefficient of every preset (default 1; 'none' has none)")
     p.add_argument("--staleness-mode", choices=("fixed", "latest"), default=None,
                    help="--study async: batches exactly async_level updates stale ('fixed', default) or sampled by "
                         "the newest policy at most that old ('latest', seeded timing model; train/staleness.py)")
@@ -78,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
         settings = AsyncStudySettings(out=Path(args.out or "reports/async"), steps=args.steps, seeds=seeds,
                                       presets=presets or ASYNC_PRESETS, **beta, **mode)
         print(f"stability: {run_async_study(settings, progress=not args.no_progress)}")
+        return 0
+    if args.study == "online":
+        from kleval.online_study import ONLINE_PRESETS, OnlineStudySettings, run_online_study
+
+        settings = OnlineStudySettings(out=Path(args.out or "reports/online_eval"), steps=args.steps, seeds=seeds,
+                                       presets=presets or ONLINE_PRESETS, **beta)
+        print(f"accuracy by step: {run_online_study(settings, progress=not args.no_progress)}")
         return 0
     from kleval.demo import PRESETS, DemoSettings, run_demo
 
