@@ -1,7 +1,8 @@
 """The paper's off-policy study on the CPU tiny task: `kleval demo --study async`.
 
 Shah et al. train with an asynchronous recipe (train/async_recipe.py: rollouts `async_level` = 10
-updates stale, -clamp(pi/pi_old, 0, 8) * (R - group mean), no PPO clip) and report that without a
+updates stale, exactly or at most (`staleness_mode`, train/staleness.py), -clamp(pi/pi_old, 0, 8) *
+(R - group mean), no PPO clip) and report that without a
 KL the run is unstable, that K1 in the reward and K3 in the loss keep it stable, and that K1 in the
 loss and K3 in the reward oscillate. This study trains those five presets with the recipe from the
 committed tiny base, evaluates the final checkpoints on the ID/OOD arithmetic tasks and writes:
@@ -10,7 +11,8 @@ committed tiny base, evaluates the final checkpoints on the ID/OOD arithmetic ta
   what instability would show as: the largest exact KL reached, the spread of the KL over the
   second half, the drop of the 10-step moving-average reward from its best to its end, the swing
   (max - min) of the 25-step moving-average KL over the second half (oscillation), the share of tokens
-  whose ratio hit the cap, and the final checkpoint's ID/OOD pass@1;
+  whose ratio hit the cap, the mean number of updates between sampling and training a batch, and the
+  final checkpoint's ID/OOD pass@1;
 - `stability.md`: the same, averaged over seeds (mean and per-seed range);
 - `curves.{png,pdf}`: reward and exact KL against step, one colour per preset, one line per seed;
 - `study/` and the usual report (table, figures, index.html; marks against `none`).
@@ -28,7 +30,7 @@ from pathlib import Path
 ASYNC_PRESETS = ("none", "k1-reward", "k3-loss", "k1-loss", "k3-reward")
 LATE_STEPS = 50
 FIELDS = ("preset", "seed", "run", "reward_late", "kl_late", "kl_max", "kl_std_second_half", "reward_drop",
-          "kl_swing_second_half", "ratio_capped_share", "id_pass@1", "ood_pass@1")
+          "kl_swing_second_half", "ratio_capped_share", "staleness_mean", "id_pass@1", "ood_pass@1")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class AsyncStudySettings:
     steps: int = 300
     beta: float = 1.0
     async_level: int = 10
+    staleness_mode: str = "fixed"  # train/staleness.py: exactly async_level stale, or the newest policy up to it
     eval_limit: int = 200
     n: int = 4
     workers: int = 2
@@ -48,13 +51,15 @@ class AsyncStudySettings:
 
 
 def _train_one(job: tuple) -> str:
-    preset_name, seed, run_dir, steps, base, beta, level = job
+    preset_name, seed, run_dir, steps, base, beta, level, mode = job
     from kleval.train.async_recipe import apply_recipe
     from kleval.train.loop import train
     from kleval.train.tiny import tiny_config
 
     config = apply_recipe(tiny_config(preset_name, base_dir=base, beta=beta, steps=steps, seed=seed),
                           async_level=level)
+    if mode != "fixed":
+        config = config.with_overrides(staleness_mode=mode)
     train(config, run_dir, progress=False)
     return run_dir
 
@@ -78,9 +83,10 @@ def _run(settings: AsyncStudySettings, progress: bool) -> Path:
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     base = str(relative_to_cwd(ensure_base(settings.base, progress=progress)))
-    jobs = [(p, seed, str(out / "runs" / f"{p}-s{seed}"), settings.steps, base, settings.beta, settings.async_level)
-            for seed in settings.seeds for p in settings.presets]
-    print(f"async study: {len(jobs)} runs of {settings.steps} steps, async_level {settings.async_level}, "
+    jobs = [(p, seed, str(out / "runs" / f"{p}-s{seed}"), settings.steps, base, settings.beta, settings.async_level,
+             settings.staleness_mode) for seed in settings.seeds for p in settings.presets]
+    print(f"async study: {len(jobs)} runs of {settings.steps} steps, async_level {settings.async_level} "
+          f"({settings.staleness_mode} staleness), beta {settings.beta:g}, "
           f"{settings.workers} at a time", flush=True)
     run_dirs = train_runs(_train_one, jobs, settings.workers)
     study = evaluate_final_steps(base, run_dirs, out / "study", n=settings.n, limit=settings.eval_limit,
@@ -110,7 +116,8 @@ def run_stability(run_dir: Path) -> dict[str, float]:
             "kl_max": max(kl), "kl_std_second_half": statistics.pstdev(kl[half:]),
             "reward_drop": max(smooth_reward) - smooth_reward[-1],
             "kl_swing_second_half": max(_moving_average(kl, 25)[half:]) - min(_moving_average(kl, 25)[half:]),
-            "ratio_capped_share": statistics.fmean(capped)}
+            "ratio_capped_share": statistics.fmean(capped),
+            "staleness_mean": statistics.fmean(float(r.get("rollout_staleness", 0)) for r in rows)}
 
 
 def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -> list[dict]:
@@ -134,7 +141,8 @@ def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -
 def write_summary(out: Path, rows: list[dict], settings: AsyncStudySettings) -> Path:
     """stability.md: per preset, the mean over seeds with the per-seed values in brackets."""
     columns = FIELDS[3:]
-    lines = [(f"Async recipe, async_level {settings.async_level}, beta {settings.beta:g}, {settings.steps} steps, "
+    lines = [(f"Async recipe, async_level {settings.async_level} ({settings.staleness_mode} staleness), "
+              f"beta {settings.beta:g}, {settings.steps} steps, "
               f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
               f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence."), "",
              "| preset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]

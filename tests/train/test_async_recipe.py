@@ -98,7 +98,8 @@ def test_cli_flags(tmp_path, capsys):
 
     assert main(["train", "--tiny", "--async-level", "3", "--out", str(tmp_path / "x")]) == 2
     assert "--recipe async" in capsys.readouterr().err
-    assert main(["train", "--tiny", "--recipe", "async", "--preset", "k1-reward", "--export", "verl"]) in (0, 1)
+    assert main(["train", "--tiny", "--recipe", "async", "--preset", "k1-reward", "--export", "openrlhf"]) == 0
+    assert "--actor.dual_clip 8.0" in capsys.readouterr().out
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ def test_effective_beta_of_both_presets_is_beta_not_twice_beta(name):
     config = tiny_config(name, base_dir=COMMITTED_BASE, beta=0.3)
     assert effective_beta(config, 4.0) == pytest.approx(0.3)
     assert effective_beta(tiny_config("k3-loss", base_dir=COMMITTED_BASE, beta=0.3,
-                                      loss_aggregation="token-mean"), 4.0) == pytest.approx(0.3 / 4)
+                                      loss_aggregation="token-mean"), 4.0) == pytest.approx(0.3)
     assert effective_beta(tiny_config("k1-reward", base_dir=COMMITTED_BASE, beta=0.3), 4.0) == pytest.approx(0.3)
 
 

@@ -129,8 +129,36 @@ def test_presets_are_named_after_the_paper():
     assert KLConfig.from_dict(preset("k3-both", beta=0.2).to_dict()) == preset("k3-both", beta=0.2)
 
 
-def test_same_beta_is_weaker_under_token_mean_than_sequence_sum():
-    config = preset("k3-loss", beta=1.0)
-    assert effective_sequence_beta(config, "seq-mean-token-sum", 4.0) == 1.0
-    assert effective_sequence_beta(config, "token-mean", 4.0) == 0.25
-    assert effective_sequence_beta(preset("k1-reward"), "token-mean", 4.0) == 0.0
+@pytest.mark.parametrize("aggregation", ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm"])
+@pytest.mark.parametrize("granularity", ["token", "sequence"])
+def test_effective_beta_is_the_kl_to_policy_weight_ratio_of_the_trainers_loss(aggregation, granularity):
+    """Measured on compute_loss itself: each response's KL-term weight over its policy-term weight
+    (d loss / d KL-estimate-sum over d loss / d (A * sum ratio)), times beta, averaged over responses,
+    is what effective_sequence_beta says: beta for per-token terms under every aggregation (they
+    share the policy term's weight), scaled by length for sequence-level ones."""
+    import torch
+
+    from kleval.train.loss import LossWeights, compute_loss
+
+    mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0], [1, 0, 0, 0, 0]], dtype=torch.float64)
+    config = KLConfig(estimator="k1", placement="loss", beta=0.5, granularity=granularity)
+    weights = LossWeights.for_batch(mask, aggregation, max_length=5)
+    logprobs = torch.full((4, 5), -1.0, dtype=torch.float64, requires_grad=True)
+    ref = torch.full((4, 5), -1.2, dtype=torch.float64)
+    # K1 in the loss: d/dlogp of beta * K1 is beta per token (granularity "sequence": beta per response
+    # on its sum); the on-policy policy term's d/dlogp is -A per token. With A = -1 the two gradients,
+    # summed over a response's tokens, are its KL weight * beta * length-or-1 and its policy weight * length.
+    kl_only = compute_loss(logprobs, logprobs.detach(), ref, torch.zeros(4, 5, dtype=torch.float64), mask, kl=config,
+                           aggregation=aggregation, clip_epsilon=0.2, max_length=5, weights=weights)
+    (kl_grad,) = torch.autograd.grad(kl_only.kl, logprobs)
+    policy_only = compute_loss(logprobs, logprobs.detach(), ref, -torch.ones(4, 5, dtype=torch.float64), mask,
+                               kl=preset("none"), aggregation=aggregation, clip_epsilon=0.2, max_length=5,
+                               weights=weights)
+    (pg_grad,) = torch.autograd.grad(policy_only.policy, logprobs)
+    ratios = (kl_grad.sum(-1) / pg_grad.sum(-1)).tolist()  # per response: KL gradient / policy gradient
+    mean_length = float(mask.sum(-1).mean())
+    expected = effective_sequence_beta(config, aggregation, 5.0 if aggregation == "seq-sum-norm" else mean_length)
+    assert sum(ratios) / len(ratios) == pytest.approx(expected)
+    if granularity == "token":
+        assert ratios == pytest.approx([0.5] * 4)  # every response: the same trade-off, whatever the aggregation
+    assert effective_sequence_beta(preset("k1-reward"), aggregation, 4.0) == 0.0

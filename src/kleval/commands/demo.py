@@ -1,5 +1,7 @@
 """`kleval demo`: the embedded default study (train every KL preset on CPU, evaluate, report), or
-with `--study beta` the paper's beta sweep with its reward-KL frontier (kleval.sweep)."""
+with `--study beta` the paper's beta sweep with its reward-KL frontier (kleval.sweep), `--study
+async` the off-policy recipe's stability (kleval.async_study), `--study online` accuracy against
+step from evaluation during training (kleval.online_study)."""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +10,10 @@ HELP = "train every KL preset on the tiny CPU task, evaluate, gradcheck and repo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--study", choices=("paper", "beta", "async"), default="paper",
+    p.add_argument("--study", choices=("paper", "beta", "async", "online"), default="paper",
                    help="'paper': every preset at beta 1 (default); 'beta': the beta sweep and its frontier; "
-                        "'async': the off-policy recipe (--recipe async, 10 updates stale) and its stability")
+                        "'async': the off-policy recipe (--recipe async, 10 updates stale) and its stability; "
+                        "'online': accuracy against step from evaluation during training (--eval-every)")
     p.add_argument("--out", default=None, help="output directory (default reports/demo, or reports/beta_sweep)")
     p.add_argument("--steps", type=int, default=300, help="RL steps per run (default 300)")
     p.add_argument("--seeds", type=int, default=3,
@@ -18,20 +21,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--presets", default=None,
                    help="comma-separated presets (default: the paper's six; for --study beta the four estimators)")
     p.add_argument("--betas", default=None, help="--study beta: comma-separated betas (default 0.05,0.1,0.3,1)")
+    p.add_argument("--beta", default=None,
+                   help="--study paper|async|online: the KL coefficient of every preset (default 1; 'none' has none)")
+    p.add_argument("--staleness-mode", choices=("fixed", "latest"), default=None,
+                   help="--study async: batches exactly async_level updates stale ('fixed', default) or sampled by "
+                        "the newest policy at most that old ('latest', seeded timing model; train/staleness.py)")
     p.add_argument("--screenshot", action="store_true",
                    help="also write index.png with headless Chromium (not byte-reproducible)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
-def _floats(text: str) -> tuple[float, ...]:
+def _floats(text: str, *, flag: str) -> tuple[float, ...]:
+    """Comma-separated positive finite betas (one for --beta)."""
+    import math
+
     from kleval.errors import ConfigError
 
     try:
         values = tuple(float(v) for v in text.split(",") if v.strip())
     except ValueError:
-        raise ConfigError(f"--betas must be comma-separated numbers, got {text!r}") from None
-    if not values or any(v <= 0 for v in values):
-        raise ConfigError(f"--betas must be positive (beta 0 is the 'none' run, always included), got {text!r}")
+        raise ConfigError(f"{flag} must be {'a number' if flag == '--beta' else 'comma-separated numbers'}, "
+                          f"got {text!r}") from None
+    if not values or any(not (0 < v < math.inf) for v in values) or (flag == "--beta" and len(values) != 1):
+        raise ConfigError(f"{flag} must be {'one positive number' if flag == '--beta' else 'positive numbers'} "
+                          f"(beta 0 is the 'none' run, always included), got {text!r}")
     return values
 
 
@@ -48,24 +61,37 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise ConfigError(f"unknown preset(s) {', '.join(unknown)}; choose from {', '.join(KNOWN)}")
     seeds = tuple(range(args.seeds))
+    if args.beta is not None and args.study == "beta":
+        raise ConfigError("--study beta sweeps --betas; --beta sets the one beta of --study paper or async")
+    if args.staleness_mode is not None and args.study != "async":
+        raise ConfigError("--staleness-mode belongs to --study async")
+    beta = {"beta": _floats(args.beta, flag="--beta")[0]} if args.beta is not None else {}
     if args.study == "beta":
         from kleval.sweep import SWEEP_BETAS, SWEEP_PRESETS, BetaSweepSettings, run_beta_sweep
 
         settings = BetaSweepSettings(out=Path(args.out or "reports/beta_sweep"), steps=args.steps, seeds=seeds,
                                      presets=tuple(p for p in presets or SWEEP_PRESETS if p != "none"),
-                                     betas=_floats(args.betas) if args.betas else SWEEP_BETAS)
+                                     betas=_floats(args.betas, flag="--betas") if args.betas else SWEEP_BETAS)
         print(f"frontier: {run_beta_sweep(settings, progress=not args.no_progress)}")
         return 0
     if args.study == "async":
         from kleval.async_study import ASYNC_PRESETS, AsyncStudySettings, run_async_study
 
+        mode = {"staleness_mode": args.staleness_mode} if args.staleness_mode else {}
         settings = AsyncStudySettings(out=Path(args.out or "reports/async"), steps=args.steps, seeds=seeds,
-                                      presets=presets or ASYNC_PRESETS)
+                                      presets=presets or ASYNC_PRESETS, **beta, **mode)
         print(f"stability: {run_async_study(settings, progress=not args.no_progress)}")
+        return 0
+    if args.study == "online":
+        from kleval.online_study import ONLINE_PRESETS, OnlineStudySettings, run_online_study
+
+        settings = OnlineStudySettings(out=Path(args.out or "reports/online_eval"), steps=args.steps, seeds=seeds,
+                                       presets=presets or ONLINE_PRESETS, **beta)
+        print(f"accuracy by step: {run_online_study(settings, progress=not args.no_progress)}")
         return 0
     from kleval.demo import PRESETS, DemoSettings, run_demo
 
     settings = DemoSettings(out=Path(args.out or "reports/demo"), steps=args.steps, seeds=seeds,
-                            presets=presets or PRESETS, screenshot=args.screenshot)
+                            presets=presets or PRESETS, screenshot=args.screenshot, **beta)
     run_demo(settings, progress=not args.no_progress)
     return 0

@@ -36,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, help="sampling temperature (the policy trained is pi^(1/T))")
     parser.add_argument("--ppo-epochs", type=int, help="updates per rollout batch (off-policy when > 1)")
     parser.add_argument("--staleness", type=int, help="train on rollouts from the policy N updates ago")
+    parser.add_argument("--staleness-mode", choices=["fixed", "latest"], default=None,
+                        help="with --staleness/--async-level N: 'fixed' (default): every batch exactly N updates "
+                             "stale after the first N+1; 'latest': the newest policy at most N updates old, "
+                             "varying with a seeded timing model (train/staleness.py)")
     parser.add_argument("--recipe", choices=["kleval", "async"], default="kleval",
                         help="'async': the paper's off-policy recipe: -clamp(pi/pi_old, 0, 8) * (R - group mean), "
                              "no PPO clip, token mean, KL clamped to [-10, 10], rollouts --async-level updates stale")
@@ -122,6 +126,8 @@ def _config(args):
         config = apply_recipe(config, async_level=level, ratio_cap=args.ratio_cap)
     elif args.async_level is not None or args.ratio_cap is not None:
         raise ConfigError("--async-level and --ratio-cap belong to --recipe async")
+    if args.staleness_mode is not None:  # after the recipe, which sets the staleness it applies to
+        config = config.with_overrides(staleness_mode=args.staleness_mode)
     return config
 
 
@@ -132,7 +138,10 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         from kleval.train.export import export
 
-        print(export(config, args.export).render())
+        exported = export(config, args.export)
+        if exported.unexpressible:  # refused: no settings to print, only why
+            raise ConfigError(f"{args.export} cannot reproduce this configuration: {exported.unexpressible}")
+        print(exported.render())
         return 0
     if not args.out:
         raise ConfigError("give --out RUN_DIR (where step checkpoints and train_log.jsonl go)")

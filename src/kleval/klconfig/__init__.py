@@ -18,10 +18,14 @@ K1-reward is unbiased, K1-loss has zero expected gradient, K3-loss follows the f
 K3-reward follows reverse minus forward, K2-loss is the token-level partial gradient, and K1 or
 K3 in both places is unbiased (`kleval gradcheck` verifies every one of these by enumeration).
 
-Strength: with loss placement, the same beta is weaker under token-mean aggregation (the KL term
-is averaged over all tokens, about beta / mean_length per sequence) than under a sequence sum
-(seq-mean-token-sum, where it matches the reward placement's beta). `effective_sequence_beta`
-says how strong a configuration's loss term is per sequence, and the loop logs it every step.
+Strength: kleval weighs a response's per-token loss-placed KL exactly as it weighs that response's
+policy-gradient term (which carries any reward-placed KL), under every loss aggregation; the
+aggregation scales the whole gradient (token-mean by 1 / the batch's mean length, seq-sum-norm by
+1 / max length) or reweights responses by 1 / length (seq-mean-token-mean), both terms alike. So a
+token-level beta is the same KL-versus-reward trade-off in all four. A sequence-level loss term is
+weighted 1 / (number of responses) whatever the aggregation, so relative to the policy term it is
+stronger by the response length under token-mean and seq-mean-token-mean (by the maximum length
+under seq-sum-norm). `effective_sequence_beta` computes that ratio; the loop logs it every step.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ PLACEMENTS = ("reward", "loss", "both")
 GRANULARITIES = ("token", "sequence")
 IMPORTANCE_WEIGHTINGS = ("none", "token", "sequence")
 CLAMP_MODES = ("straight-through", "hard")
-# How per-token loss terms (the loss-placed KL among them) are averaged; see effective_sequence_beta.
+# How per-token loss terms (policy term and loss-placed KL alike) are averaged; see effective_sequence_beta.
 # seq-sum-norm: summed over the batch's tokens, divided by batch size x a fixed maximum length (Dr. GRPO).
 LOSS_AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-sum-norm")
 DEFAULT_BETA = 0.1
@@ -254,18 +258,21 @@ def preset_name(config: KLConfig) -> str | None:
 
 
 def effective_sequence_beta(config: KLConfig, loss_aggregation: str, mean_response_length: float) -> float:
-    """Per-sequence strength of the loss-placed KL term, comparable with a reward-placed beta.
+    """Strength of the loss-placed KL per response relative to that response's policy-gradient term
+    (and so to a reward-placed beta): the beta a reward placement would need for the same trade-off.
 
-    Under seq-mean-token-sum the loss KL of one sequence enters with weight beta, as in the reward.
-    Under token-mean and seq-mean-token-mean it is divided by the response length; under
-    seq-sum-norm (Dr. GRPO) by the fixed maximum length, which the caller passes as the length.
+    Per-token terms (granularity "token") share the policy term's weight under every aggregation
+    (train/loss.LossWeights), so this is beta. A sequence-level term has weight 1 / responses, the
+    policy term 1 / responses only under seq-mean-token-sum; under token-mean and seq-mean-token-mean
+    the policy term is divided by the response length (on average, the mean length), under
+    seq-sum-norm by the maximum length, which the caller passes as the length.
     """
     term = config.loss_term
     if term is None:
         return 0.0
-    if loss_aggregation == "seq-mean-token-sum" or config.granularity == "sequence":
+    if config.granularity == "token" or loss_aggregation == "seq-mean-token-sum":
         return term[1]
-    return term[1] / max(mean_response_length, 1.0)
+    return term[1] * max(mean_response_length, 1.0)
 
 
 # Each trainer's default loss aggregation (kleval's TrainConfig, verl's loss_agg_mode, OpenRLHF's
@@ -297,7 +304,7 @@ class RunSettings:
 
     def label(self) -> str:
         """A readable name unique to the KL comparison: the KL label, the loss aggregation when it
-        is not the trainer's default (it sets a loss-placed β's strength), and the trainer when it
+        is not the trainer's default (it changes the gradient's scale or per-response weights), and the trainer when it
         is not kleval: "k3-loss β=0.1", "k3-loss β=0.1 token-mean", "k3-loss β=0.001 (verl)"."""
         return self.name(with_beta=True)
 

@@ -138,13 +138,16 @@ def from_trl(kind: str, args: Mapping[str, Any]) -> Reading:
 def to_trl(run: RunSettings) -> tuple[str, dict[str, Any], list[str]]:
     """(config class, its keyword arguments, caveats) that run `run` in TRL."""
     kl, caveats = run.kl or KLConfig(), []
-    if kl.active and kl.placement == "reward" and kl.estimator == "k1" and not kl.clamp and not kl.adaptive_target \
+    if kl.active and kl.clamp is not None:  # neither trainer clamps its estimate
+        raise Unexpressible(f"TRL does not clamp KL values (this configuration clamps them to [-{kl.clamp:g}, "
+                            f"{kl.clamp:g}], {kl.clamp_mode})")
+    if kl.active and kl.placement == "reward" and kl.estimator == "k1" and not kl.adaptive_target \
             or not kl.active and run.algorithm == "rloo":
         if run.algorithm != "rloo":
             caveats.append("RLOOTrainer uses the leave-one-out baseline")
         return "RLOOConfig", {"beta": kl.beta if kl.active else 0.0, "num_generations": run.group_size}, caveats
     if kl.active and not (kl.placement == "loss" and kl.estimator == "k3" and kl.granularity == "token"
-                          and kl.importance_weighting != "sequence" and kl.clamp is None
+                          and kl.importance_weighting != "sequence"
                           and kl.gradient_estimator is None and kl.adaptive_target is None):
         raise Unexpressible("TRL hard-wires K1 in the reward (RLOOTrainer) or K3 per token in the loss (GRPOTrainer)")
     if run.loss_aggregation not in _TRL_LOSS_TYPE:

@@ -15,9 +15,12 @@ policy up to `async_level` updates old (10 in the paper). Its loss differs from 
 - aggregation: every term summed over the micro-batch's tokens and divided by that micro-batch's
   token count (then by the number of micro-batches, so gradient accumulation averages them). With
   the tiny mode's one micro-batch per step this is the batch's token mean;
-- staleness: the loop's `staleness` pipeline with depth `async_level`: each batch is sampled by the
-  policy exactly `async_level` updates before the one it trains (the steady state of an async
-  trainer whose inference runs ahead as far as allowed: "up to N" in the paper, always N here).
+- staleness: the loop's `staleness` pipeline with depth `async_level`: by default each batch after
+  the first `async_level` + 1 is sampled by the policy exactly `async_level` updates before the one
+  it trains. That is what prime-rl's orchestrator did while its loss was this one (`-clamp(ratio,
+  max=8) * A`, Aug-Oct 2025): it reloads weights only at its async barrier, always checkpoint
+  `step - async_level` ("up to N" = N once warmed up). `staleness_mode "latest"` (prime-rl's later
+  default, newest policy at most N old) is the alternative; train/staleness.py has both.
 
 The KL block records clamp 10 with clamp_mode "hard", so run labels say "clamp(hard)=10"; the
 recipe, the ratio cap and the async level are TrainConfig fields, so kleval_run.json has them all.
@@ -37,7 +40,8 @@ ASYNC_LEVEL = 10  # the paper's async_level
 
 def apply_recipe(config, *, async_level: int | None = None, ratio_cap: float | None = None):
     """The TrainConfig with the async recipe's settings: group-mean advantages without std, the
-    (micro-batch) token mean, KL values hard-clamped to [-10, 10], rollouts `async_level` stale."""
+    (micro-batch) token mean, KL values hard-clamped to [-10, 10], rollouts `async_level` stale
+    (`staleness_mode` is left as it is: "fixed" unless the caller changes it)."""
     kl = config.kl
     if kl.active:
         kl = replace(kl, clamp=ASYNC_KL_CLAMP, clamp_mode="hard")

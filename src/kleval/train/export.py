@@ -6,7 +6,9 @@ verl (main), OpenRLHF (>= 0.10.2, dotted flags) or TRL (1.16), using the name ma
 back through the same reader `kleval eval` uses on that trainer's checkpoints, and the export
 "reproduces" the configuration only when the reading equals it (KL block, advantage estimator,
 loss aggregation, group size) and nothing else differs; otherwise it "approximates: <why>", or
-"cannot reproduce: <why>" when the trainer has no setting for a part of it.
+"cannot reproduce: <why>" when the trainer has no setting for a part of it (the CLI then refuses
+with that one line). `--recipe async` exports its ratio cap as each trainer's clip settings and
+its stale rollouts as OpenRLHF's async trainer; verl and TRL have no setting for rollouts N updates old.
 """
 from __future__ import annotations
 
@@ -88,11 +90,51 @@ def _differences(wanted: RunSettings, read: RunSettings) -> list[str]:
 
 
 def _off_policy(config: TrainConfig, target: str) -> dict[str, Any]:
-    names = {"verl": ("actor_rollout_ref.actor.ppo_epochs", "actor_rollout_ref.actor.clip_ratio",
-                      "actor_rollout_ref.rollout.temperature"),
-             "openrlhf": ("train.max_epochs", "actor.eps_clip", "rollout.temperature"),
-             "trl": ("num_iterations", "epsilon", "temperature")}[target]
-    return dict(zip(names, (config.ppo_epochs, config.clip_epsilon, config.temperature)))
+    """Epochs, the policy term's ratio clipping and the sampling temperature in the target's names."""
+    names = {"verl": ("actor_rollout_ref.actor.ppo_epochs", "actor_rollout_ref.rollout.temperature"),
+             "openrlhf": ("train.max_epochs", "rollout.temperature"),
+             "trl": ("num_iterations", "temperature")}[target]
+    settings = dict(zip(names, (config.ppo_epochs, config.temperature)))
+    if config.recipe != "async":
+        settings[{"verl": "actor_rollout_ref.actor.clip_ratio", "openrlhf": "actor.eps_clip",
+                  "trl": "epsilon"}[target]] = config.clip_epsilon
+        return settings
+    # The async recipe's -clamp(r, 0, cap) * A on every token, as each trainer's PPO clip
+    # min(r A, clip(r, 1 - lo, 1 + hi) A) with lo = 1, hi = cap - 1, plus the bound that caps the
+    # ratio for negative advantages too: verl's and OpenRLHF's dual clip (for A < 0 the loss becomes
+    # -min(r, c) A) and TRL's two-sided `delta` (r clamped to at most delta before the min). Above the
+    # cap the term is constant in r in all three, as torch.clamp makes it in the recipe.
+    cap = config.ratio_cap
+    settings.update({
+        "verl": {"actor_rollout_ref.actor.clip_ratio_low": 1.0, "actor_rollout_ref.actor.clip_ratio_high": cap - 1,
+                 "actor_rollout_ref.actor.clip_ratio_c": cap},
+        "openrlhf": {"actor.eps_clip_low_high": f"1.0 {cap - 1:g}", "actor.dual_clip": cap},
+        "trl": {"epsilon": 1.0, "epsilon_high": cap - 1, "delta": cap}}[target])
+    return settings
+
+
+def _staleness(config: TrainConfig, target: str) -> tuple[dict[str, Any], list[str]]:
+    """(settings, differences) for rollouts `staleness` updates old; Unexpressible where the target
+    has no setting for it (train/staleness.py: what kleval's two modes are)."""
+    if not config.staleness:
+        return {}, []
+    n = config.staleness
+    if target == "verl":
+        raise trainers.Unexpressible(
+            f"rollouts {n} updates stale (staleness/async_level {n}): verl's main_ppo samples on-policy and its "
+            "fully_async recipe bounds the share of stale samples (async_training.staleness_threshold), not their "
+            "age in updates")
+    if target == "trl":
+        raise trainers.Unexpressible(
+            f"rollouts {n} updates stale (staleness/async_level {n}): GRPOTrainer/RLOOTrainer sample on-policy and "
+            "TRL's experimental AsyncGRPOTrainer only discards samples older than max_staleness and has no KL term")
+    # OpenRLHF's async trainer: the sampler generates with the newest broadcast weights and may run at
+    # most async_queue_size batches ahead (a slot is freed when the trainer takes a batch).
+    difference = ("OpenRLHF's async sampler uses the newest weights, at most async_queue_size batches ahead, so "
+                  "how stale each batch is depends on its timing")
+    if config.staleness_mode == "fixed":
+        difference += f", never held at exactly {n} updates (kleval's --staleness-mode latest is the closer model)"
+    return {"train.async_enable": True, "train.async_queue_size": n}, [difference]
 
 
 def export(config: TrainConfig, target: str) -> Export:
@@ -114,8 +156,14 @@ def export(config: TrainConfig, target: str) -> Export:
     except trainers.Unexpressible as exc:
         out.unexpressible = str(exc)
         return out
-    out.settings = {**settings, **_off_policy(config, target)}
-    out.differences = _differences(wanted, read) + caveats
-    if config.staleness:
-        out.differences.append(f"{target} has no rollout staleness setting in its synchronous trainer")
+    try:
+        stale_settings, stale_differences = _staleness(config, target)
+    except trainers.Unexpressible as exc:
+        out.unexpressible = str(exc)
+        return out
+    out.settings = {**settings, **_off_policy(config, target), **stale_settings}
+    out.differences = _differences(wanted, read) + caveats + stale_differences
+    if config.recipe == "async" and config.micro_batch_size < config.batch_size:
+        out.differences.append(f"the async recipe divides each micro-batch of {config.micro_batch_size} rows by its own "
+                               f"tokens; {target}'s token mean divides by the whole batch's")
     return out

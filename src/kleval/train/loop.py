@@ -11,7 +11,8 @@ One step (on-policy by default: one gradient update per batch of fresh rollouts)
     loss-placed KL, backward (gradients accumulate to exactly the whole batch's gradient);
  6. step: average over ranks, clip, Adam (ppo_epochs times on the same batch);
  7. log diagnostics; 8. save global_step_N/ now and then.
-Off-policy: `staleness` trains on rollouts from the policy N updates ago, `ppo_epochs` reuses a
+Off-policy: `staleness` trains on rollouts from the policy up to N updates ago (exactly N, or the
+newest one no older, by `staleness_mode`: train/staleness.py), `ppo_epochs` reuses a
 batch for several clipped updates; the sampling policy's log-probs then come from the trainer's
 own forward (at rollout time for stale batches, at step 3 otherwise).
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from kleval.train.loss import LossWeights, compute_loss
 from kleval.train.rollout import RolloutBatch, sample
 from kleval.train.scoring import agree_on_sharing, micro_batches, score_batch, shared_prompt_group
 from kleval.train.session import Session, close_session, open_session, save_step
+from kleval.train.staleness import sampling_versions
 
 
 class BiasedConfigurationWarning(UserWarning):
@@ -47,14 +48,20 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         from kleval.train import online_eval as evaluation
 
         evaluation.at_start(online_eval, run, progress)
-    rollouts: deque = deque()  # batches waiting to be trained on (a pipeline `staleness` deep)
+    # versions[j]: updates made by the policy that samples step j's batch (j - 1 on-policy; staleness.py)
+    versions = sampling_versions(config.steps, config.staleness, config.staleness_mode, config.seed)
+    pending: dict[int, Rollout] = {}  # stale batches sampled ahead, by the step that trains them
+    next_batch = run.start_step + 1
     started = time.time()
     bar = _progress_bar(run, progress)
     for step in range(run.start_step + 1, config.steps + 1):
         clock = _Clock()
-        while len(rollouts) < config.staleness + 1:
-            rollouts.append(collect_rollout(run))                                         # 1-2. rollout, reward
-        rollout = rollouts.popleft()
+        # the policy now has made step - 1 updates: it samples every batch scheduled for this version
+        # (after a resume also those scheduled for earlier ones: the pipeline refills from this policy)
+        while next_batch <= config.steps and versions[next_batch] <= step - 1:
+            pending[next_batch] = collect_rollout(run, version=step - 1)                  # 1-2. rollout, reward
+            next_batch += 1
+        rollout = pending.pop(step)
         clock.lap("rollout_seconds")
         scores = score_batch(run.policy_scorer, run.reference_scorer, rollout.batch, run.ranks)  # 3. KL
         clock.lap("score_seconds")
@@ -66,6 +73,8 @@ def train(config: TrainConfig, run_dir: str | Path, *, progress: bool = True, ta
         sync_engine(run, step)
         clock.lap("update_seconds")
         row = log_row(config, step, rollout, scores, shaped_rewards, updates, clock, started)
+        if config.staleness > 0:  # how many updates the sampling policy is behind the one trained now
+            row["rollout_staleness"] = step - 1 - rollout.version
         row = data_parallel.average_row(row, run.ranks, run.device)
         if run.logger is not None and (step % config.log_every == 0 or step == config.steps):
             run.logger.log(row)                                                             # 7. log
@@ -124,6 +133,7 @@ class Rollout:
     rewards: object  # [B] Task.reward of each response
     old_logprobs: object  # [B, T] sampling policy's log-probs (staleness > 0 only), else None
     loose_reward_rate: float | None  # "exact" tasks: share of rewarded answers that are not the gold string
+    version: int = 0  # updates made by the policy that sampled the batch
 
 
 def prompt_text(run: Session, problem) -> str:
@@ -135,8 +145,9 @@ def prompt_text(run: Session, problem) -> str:
     return text
 
 
-def collect_rollout(run: Session) -> Rollout:
-    """Sample a batch from the current policy and grade it (each distinct answer graded once)."""
+def collect_rollout(run: Session, *, version: int = 0) -> Rollout:
+    """Sample a batch from the current policy (which has made `version` updates) and grade it (each
+    distinct answer graded once)."""
     import torch
 
     config = run.config
@@ -167,7 +178,7 @@ def collect_rollout(run: Session) -> Rollout:
     if run.task.policy == "exact":  # a reward for anything but the gold string is a grader leak
         rewarded = [(chosen[i], text) for i, text, r in zip(batch.prompt_index, batch.texts, graded) if r > 0]
         loose = sum(text.strip() != p.gold for p, text in rewarded) / max(len(rewarded), 1)
-    return Rollout(batch, rewards, old_logprobs, loose)
+    return Rollout(batch, rewards, old_logprobs, loose, version)
 
 
 # -- 4. KL in the reward, advantages ---------------------------------------------------------------
@@ -312,10 +323,12 @@ def log_row(config: TrainConfig, step: int, rollout: Rollout, scores, shaped_rew
 
 
 def effective_beta(config: TrainConfig, mean_length: float) -> float:
-    """Per-sequence strength of the KL penalty (see klconfig.effective_sequence_beta).
+    """Strength of the KL penalty per response relative to its policy-gradient term (see
+    klconfig.effective_sequence_beta).
 
-    Reward: beta. Loss: beta scaled by the aggregation. Both: the two halves are one estimate of one
-    gradient (unbiased at strength beta with RLOO and seq-mean-token-sum), so beta, not 2 beta.
+    Reward: beta. Loss: beta for per-token terms; sequence-level terms scaled by the aggregation.
+    Both: the two halves are one estimate of one gradient (unbiased at strength beta with RLOO and
+    seq-mean-token-sum), so beta, not 2 beta.
     """
     from kleval.klconfig import effective_sequence_beta
 

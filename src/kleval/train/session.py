@@ -7,7 +7,7 @@ step directory with its resume state, and reading that state back).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,8 @@ def check_run_dir(run_dir: Path, config: TrainConfig) -> None:
         return
     previous = ckpt.load_run_file(run_dir).get("config") or {}  # a corrupt file is a one-line CheckpointError
     current = config.to_dict()
-    defaults = TrainConfig().to_dict()  # a setting added since that run was written had its default
+    # a setting added since that run was written had its default (asdict: also the ones to_dict leaves out)
+    defaults = asdict(TrainConfig()) | TrainConfig().to_dict()
     differing = sorted(k for k in set(previous) | set(current)
                        if previous.get(k, defaults.get(k)) != current.get(k) and k not in RESUMABLE_CHANGES)
     if differing:

@@ -15,7 +15,7 @@ from kleval.klconfig import preset
 from kleval.resources import bundled_root
 
 COMMITTED_BASE = bundled_root() / "assets" / "tiny-arith-base"  # repo assets/ or the wheel's copy
-DEFAULT_BETA = 1.0  # the recipe's beta: with seq-mean-token-sum, the same strength in reward and loss
+DEFAULT_BETA = 1.0  # the recipe's beta (the same KL-versus-reward trade-off in reward and loss placement)
 
 
 def tiny_config(preset_name: str, *, base_dir: str | Path, beta: float = DEFAULT_BETA, steps: int = 300,
