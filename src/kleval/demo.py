@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kleval.tiny_studies import drop_volatile_header_fields, pinned_torch, relative_to_cwd
+from kleval.tiny_studies import drop_volatile_header_fields, pinned_torch, relative_to_cwd, retire_stale_study
 
 PRESETS = ("none", "k1-reward", "k1-loss", "k3-reward", "k3-loss", "k3-both")
 
@@ -92,6 +92,8 @@ def _run_demo(settings: DemoSettings, progress: bool) -> Path:
 
     _phase("3/5 evaluate every checkpoint (ID: arith_add, OOD: arith_sub; plus a GSM8K slice)", marks)
     study = out / "study"
+    retire_stale_study(study)
+    retire_stale_study(out / "real_slice")
     sampling = SamplingParams(n=settings.n, temperature=1.0, top_p=1.0, max_tokens=8, seed=0)
     steps = discover([str(base), *(r["run_dir"] for r in runs)])
     evaluate(steps, EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=settings.ks,

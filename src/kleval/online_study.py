@@ -46,7 +46,7 @@ def run_online_study(settings: OnlineStudySettings = OnlineStudySettings(), *, p
 
 def _run(settings: OnlineStudySettings, progress: bool) -> Path:
     from kleval.report import build_report
-    from kleval.tiny_studies import drop_volatile_header_fields, relative_to_cwd
+    from kleval.tiny_studies import drop_volatile_header_fields, relative_to_cwd, retire_stale_study
     from kleval.train.loop import train
     from kleval.train.online_eval import OnlineEval
     from kleval.train.tiny import ensure_base, tiny_config
@@ -55,6 +55,10 @@ def _run(settings: OnlineStudySettings, progress: bool) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     base = str(relative_to_cwd(ensure_base(settings.base, progress=progress)))
     study = out / "study"
+    if retire_stale_study(study):  # its evaluations happen during training: the runs start afresh too
+        import shutil
+
+        shutil.rmtree(out / "runs", ignore_errors=True)
     online = OnlineEval(every=settings.every, tasks=ONLINE_TASKS, out=study, n=settings.n, limit=settings.eval_limit,
                         max_tokens=8, seed=0, backend_options={"device": "cpu"})
     runs = [(p, seed) for seed in settings.seeds for p in settings.presets]

@@ -54,6 +54,26 @@ def drop_volatile_header_fields(study: Path) -> None:
         write_json(study / HEADER_FILE, kept)
 
 
+def retire_stale_study(study: Path) -> bool:
+    """Remove `study` when an earlier verifier graded it (e.g. the committed copy of a report after a
+    verifier change), so the study starts afresh instead of refusing to mix verdicts; a study with the
+    current verifier is kept, so an interrupted evaluation resumes. Returns whether it was removed."""
+    import shutil
+
+    from kleval.eval.study import HEADER_FILE, read_json
+    from kleval.verify import VERIFIER_VERSION
+
+    header = study / HEADER_FILE
+    if not header.exists():
+        return False
+    old = read_json(header).get("verifier_version")
+    if old == VERIFIER_VERSION:
+        return False
+    print(f"note: {study} was graded by verifier {old}; this is {VERIFIER_VERSION}: starting it afresh", flush=True)
+    shutil.rmtree(study)
+    return True
+
+
 def train_runs(train_one: Callable[[tuple], str], jobs: Sequence[tuple], workers: int) -> list[str]:
     """Run `train_one(job)` for every job, `workers` single-threaded runs at a time (spawned, so each
     starts clean); returns the run directories in job order."""
@@ -80,6 +100,7 @@ def evaluate_final_steps(base: str, run_dirs: Sequence[str], study: Path, *, n: 
         elif c.run not in last or c.step > last[c.run].step:
             last[c.run] = c
     sampling = SamplingParams(n=n, temperature=1.0, top_p=1.0, max_tokens=8, seed=0)
+    retire_stale_study(study)
     evaluate(list(last.values()), EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=(1,),
                                           limit=limit, chunk_size=200), study, progress=progress)
     drop_volatile_header_fields(study)
