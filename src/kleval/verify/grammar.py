@@ -124,12 +124,29 @@ EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
 
+# class yes-no-with-justification: a yes or no that opens its justification ("Yes, the sequence is bounded,
+# because ...", "**No**. The inequality fails for n = 7", "No, it is not possible, since ..."); never "No, wait".
+_YES_NO_OPENING = re.compile(r"(?:\*\*)?(yes|no)(?:\*\*)?(?:[,.;:!—]|\*\*|$)(?! ?(?:wait|actually|hmm|let)\b)",
+                             re.IGNORECASE)
+
+
+def yes_no_opening(region: str) -> Statement | None:
+    """The yes or no that opens the final paragraph (the statement-less path only)."""
+    paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    m = _YES_NO_OPENING.match(paragraphs[-1].strip())
+    return Statement(m.group(1), "yes-no-opening", len(region)) if m else None
+
+
 def _phrase_value(rest: str) -> str | None:
     """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
     following = rest[:800].lstrip(" *\n")
     block = math_blocks(following)
     if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
         return block[0][2] or None
+    if len(rest) <= 600 and _TRUNCATED_END.search(rest.rstrip()) and not math_blocks(rest):
+        return None  # class truncated-after-phrase: "The answer is therefore $\\frac{14}{" was cut off
     lines = rest[:600].split("\n")
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
@@ -138,6 +155,9 @@ def _phrase_value(rest: str) -> str | None:
             return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
     if not segment:
         return None
+    yes_no = _YES_NO_OPENING.match(segment)
+    if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
+        return yes_no.group(1)
     if "\\boxed" in segment or "\\fbox" in segment:
         boxes = boxes_with_positions(segment)
         if boxes:
@@ -288,7 +308,8 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
                 break
         if value and _COPULA_AT_END.search(s[:first_start]):
             return value
-        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]):
+        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
+                and not _TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
         outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
@@ -340,6 +361,17 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     return whole
 
 
+# class subject-value: a concluding sentence whose value is its subject, right after the concluding word
+# ("Therefore, 20 workers are needed to finish in 4 hours.", "Hence $7$ boxes are required ...", "Thus, 6 is
+# the smallest such number greater than 5."): the value, up to three words, then a verb. Never with a
+# negation ("Thus 5 is not a solution") and never an expression ("So 2 + 3 ...": a word must follow).
+_SUBJECT_VALUE = re.compile(
+    r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently)\b,? (?:a total of |exactly |only )?"
+    r"(?:(" + _NUMBER_TEXT + r")|\$([^$]{1,40})\$|\\\(([^$]{1,40}?)\\\))"
+    r"(?: [A-Za-z][a-z\-]{0,20}){0,3} (?:is|are|was|were|will|would|can|must|should|remain|remains|did|do|does"
+    r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
+
+
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -347,6 +379,12 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     value = _main_clause_value(s, concluding)
     if value:
         return value, concluding
+    if concluding:
+        subject = _SUBJECT_VALUE.match(s)
+        if subject and not _NEGATION.search(s):
+            value = next(g for g in subject.groups() if g)
+            if re.search(r"\d", value) and "=" not in value:
+                return clean_span(value), True
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
     if clauses:
         return _main_clause_value(s[clauses[-1].end() :], True), True
@@ -464,7 +502,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
-    for finder in ((bare_answer, bold_final_line, conclusion) if short else (bold_final_line, conclusion, bare_answer)):
+    for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
+                   else (bold_final_line, yes_no_opening, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return found.span, found.how
@@ -472,6 +511,39 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
 
 
 _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+
+
+# class number-in-main-clause (kind number): the final line states its value in the main clause and a
+# trailing phrase only restates the question's numbers ("Tom has $2.50 left after buying the notebook for
+# $4.75.", "He travels 45 miles in 3 hours."). The main clause is the text before the first qualifying
+# preposition or clause; it is read only when it holds exactly one number, the sentence does not open
+# with a subordinate phrase ("After 3 days, she has 12"), and a concluding clause ("..., so she has 7
+# left") is read first. Otherwise the last number of the line stands.
+_QUALIFIER = re.compile(r" (?:after|before|for|from|in|out of|per|at|by|with|over|since|because|when|while|using"
+                        r"|to|on|than|each|every|instead of|leaving)\b|, (?!which|where)", re.IGNORECASE)
+_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in|at|by|with|over|since|because|when|while|if|once"
+                                  r"|using|of|on|to|per|during|without|until|although|though|given)\b", re.IGNORECASE)
+
+
+def main_clause_number(line: str) -> str | None:
+    """The one number of the final sentence's main clause when a trailing phrase holds the others."""
+    sentences = _sentences(line)
+    if not sentences:
+        return None
+    sentence = sentences[-1]
+    clauses = [m for m in _CONCLUDING_CLAUSE.finditer(sentence)]
+    if clauses:
+        sentence = sentence[clauses[-1].end() :]
+    if len(_STANDALONE_NUMBER.findall(sentence.replace("$", " "))) < 2 or _SUBORDINATE_OPENING.match(sentence):
+        return None
+    split = _QUALIFIER.search(sentence)
+    if split is None:
+        return None
+    head = sentence[: split.start()].replace("$", " ")
+    numbers = _STANDALONE_NUMBER.findall(head)
+    if len(numbers) != 1 or re.search(r"[=+*/×]|\\times|\\cdot", head) or _NEGATION.search(head):
+        return None
+    return numbers[0].rstrip(",")
 
 
 def find_number_answer(text: str) -> tuple[str | None, str]:
@@ -484,6 +556,9 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return last_number(span), how + "/last-number-in-span"
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    main = main_clause_number(lines[-1]) if lines else None
+    if main is not None:
+        return main, "main-clause-number-of-final-line"
     numbers = _STANDALONE_NUMBER.findall(lines[-1]) if lines else []
     number = numbers[-1].rstrip(",") if numbers else None  # never the 2 glued inside "AZYUK2A"
     if number is not None:

@@ -160,6 +160,36 @@ def _to_24h(m: re.Match) -> str:
     return f"{hour}:{minute}{seconds}"
 
 
+# class degrees-in-trig-argument: a degree sign inside a trig function's argument is an angle, not a unit to
+# drop: `\\sin(90^\\circ - x)` is sin(pi/2 - x) == cos x, `\\cos 60^\\circ` is 1/2 (never cos of 60 radians).
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
+_DEGREE_VALUE = re.compile(r"(\d+(?:\.\d+)?|\{\d+(?:\.\d+)?\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree(?![a-z]))")
+
+
+def degrees_in_trig_to_radians(s: str) -> str:
+    """Every `N^\\circ` after a trig function written as `(N\\pi/180)`; other degree signs are left alone."""
+    trig = _TRIG.search(s)
+    if trig is None:
+        return s
+    head, tail = s[: trig.start()], s[trig.start() :]
+    return head + _DEGREE_VALUE.sub(lambda m: "(" + m.group(1).strip("{}") + "\\pi/180)", tail)
+
+
+# class units-in-list-members: a list or tuple whose members carry units (`35 \\text{ cm}, 4`,
+# `(2\\text{ cm}, 3\\text{ cm})`, `12 m, 18 m`) is the list of the numbers; a unit is a text block or a
+# known unit word right after a number and right before a separator or closing bracket.
+_MEMBER_TEXT_UNIT = re.compile(r"(?<=[\d}])\s*(?:\\\s)?\s*\\(?:text|mathrm|mbox|textrm)\s*\{\s*[A-Za-z][A-Za-z .]{0,20}\}"
+                               r"(?:\^\{?[23]\}?)?(?=\s*(?:,|\)|\]|$))")
+_MEMBER_WORD_UNIT = re.compile(rf"(?<=\d)\s*{_UNIT_WORDS}(?=\s*(?:,|\)|\]|$))")
+
+
+def strip_member_units(s: str) -> str:
+    """Units after each member of a comma-separated list or tuple (`{35 cm,4}` is `{35,4}`)."""
+    if "," not in s:
+        return s
+    return _MEMBER_WORD_UNIT.sub("", _MEMBER_TEXT_UNIT.sub("", s))
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
@@ -200,8 +230,10 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
+    s = degrees_in_trig_to_radians(s)
     if policy.strip_units:
         s = _DEGREES.sub("", s)
+        s = strip_member_units(s)
         s = s.replace("$", "")
         if not is_text_wrapped(s):
             for _ in range(2):
