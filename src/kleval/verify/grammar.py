@@ -372,6 +372,16 @@ _SUBJECT_VALUE = re.compile(
     r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
 
 
+# a later part of the sentence that states a value of its own ("Thus 2 pairs were counted twice, giving a
+# total of 10"): the subject is then not the answer
+_STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
+                             r"|which|equals?|is|are)\b|=", re.IGNORECASE)
+# class verification-line: a closing check of the answer ("Check: 42 / 7 = 6.") restates numbers, it is not
+# the answer; the line before it is read instead
+_CHECK_LINE = re.compile(r"^\W{0,4}(?:check(?:ing)?|verif(?:y|ication|ying)|double[- ]check|sanity check)\b",
+                         re.IGNORECASE)
+
+
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -381,7 +391,7 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         return value, concluding
     if concluding:
         subject = _SUBJECT_VALUE.match(s)
-        if subject and not _NEGATION.search(s):
+        if subject and not _NEGATION.search(s) and not _STATES_ANOTHER.search(s[subject.end() :]):
             value = next(g for g in subject.groups() if g)
             if re.search(r"\d", value) and "=" not in value:
                 return clean_span(value), True
@@ -412,6 +422,8 @@ def conclusion(region: str) -> Statement | None:
     sentences = _sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
+    while len(sentences) > 1 and _CHECK_LINE.match(sentences[-1]):
+        sentences.pop()  # class verification-line
     final = len(sentences) - 1
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
             and _sentence_value(sentences[final], False)[0] is None:
@@ -556,6 +568,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return last_number(span), how + "/last-number-in-span"
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    while len(lines) > 1 and _CHECK_LINE.match(lines[-1]):
+        lines.pop()
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"
