@@ -104,6 +104,8 @@ def part_boxes(text: str, parts: int) -> str | None:
     if len(boxes) < parts:
         return None
     chosen = boxes[-parts:]
+    if len(boxes) > parts and len(region[boxes[-parts - 1][1] : chosen[0][0]]) <= PART_GAP_CHARS:
+        return None  # class multi-part-cluster: more boxes than parts close together, which n are the parts is a guess
     contents = [content.strip() for _, _, content in chosen]
     if len(set(contents)) < parts or not all(contents):
         return None
@@ -192,6 +194,14 @@ def joined_math(segment: str, from_start: bool) -> str | None:
     return ", ".join(content for _, _, content in group if content) or None
 
 
+# class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
+# to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
+# Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
+# "incorrect answers") are never hedges.
+_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+                     r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
+
+
 def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
     tail = math_safe_tail(region, WINDOW)
@@ -208,6 +218,10 @@ def last_answer_phrase(region: str) -> Statement | None:
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
+        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start()), -1) + 1
+        end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
+        if _HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
+            continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
         value = _phrase_value(tail[m.end() :])
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
@@ -316,7 +330,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
         numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
         if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
             return blocks[0][2]
-        if not blocks and len(numbers) == 1:
+        if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]):
             return numbers[0]
     copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
     number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
@@ -361,6 +375,20 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     return whole
 
 
+# class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
+# needed") is not the value the question asks for; a sentence that states only a bound is not read.
+_BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
+                           r"|up to|over|under|below|above) ?$", re.IGNORECASE)
+_BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
+                          r"|\+)", re.IGNORECASE)
+
+
+def _is_bound(text: str, number: str) -> bool:
+    """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
+    at = text.find(number)
+    return at != -1 and bool(_BOUND_BEFORE.search(text[:at]) or _BOUND_AFTER.match(text[at + len(number) :]))
+
+
 # class subject-value: a concluding sentence whose value is its subject, right after the concluding word
 # ("Therefore, 20 workers are needed to finish in 4 hours.", "Hence $7$ boxes are required ...", "Thus, 6 is
 # the smallest such number greater than 5."): the value, up to three words, then a verb. Never with a
@@ -392,8 +420,9 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     if concluding:
         subject = _SUBJECT_VALUE.match(s)
         if subject and not _NEGATION.search(s) and not _STATES_ANOTHER.search(s[subject.end() :]):
-            value = next(g for g in subject.groups() if g)
-            if re.search(r"\d", value) and "=" not in value:
+            group = next(i for i in (1, 2, 3) if subject.group(i))
+            value = subject.group(group)
+            if re.search(r"\d", value) and "=" not in value and not _BOUND_AFTER.match(s[subject.end(group) :]):
                 return clean_span(value), True
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
     if clauses:
@@ -433,7 +462,11 @@ def conclusion(region: str) -> Statement | None:
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
+        if _HEDGED.search(sentence):
+            break  # class hedged-statement: the closing candidate is doubted, no earlier one is read instead
         value, concluding = _sentence_value(sentence, concluding)
+        if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
+            break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
@@ -465,6 +498,8 @@ def bare_answer(region: str) -> Statement | None:
     if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
         return None
     blocks = math_blocks(text)
+    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text)):
+        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ..."
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
@@ -565,7 +600,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
-            return last_number(span), how + "/last-number-in-span"
+            main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
+            return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and _CHECK_LINE.match(lines[-1]):
