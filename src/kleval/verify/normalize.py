@@ -167,12 +167,23 @@ _DEGREE_VALUE = re.compile(r"(\d+(?:\.\d+)?|\{\d+(?:\.\d+)?\})\s*(?:\^\s*\{?\s*\
 
 
 def degrees_in_trig_to_radians(s: str) -> str:
-    """Every `N^\\circ` after a trig function written as `(N\\pi/180)`; other degree signs are left alone."""
-    trig = _TRIG.search(s)
-    if trig is None:
+    """Every `N^\\circ` in a trig function's argument (from the function to the next `=`, `,`, `<`, `>`)
+    written as `(N\\pi/180)`; an inverse function's value (`\\sin^{-1}(0.5) = 30^\\circ`) and other degree
+    signs are left alone."""
+    if _TRIG.search(s) is None:
         return s
-    head, tail = s[: trig.start()], s[trig.start() :]
-    return head + _DEGREE_VALUE.sub(lambda m: "(" + m.group(1).strip("{}") + "\\pi/180)", tail)
+    parts, at = [], 0
+    for trig in _TRIG.finditer(s):
+        if trig.start() < at:
+            continue
+        if re.match(r"\s*\^\s*\{?\s*-\s*1", s[trig.end() :]):  # an inverse: its argument is not an angle
+            continue
+        stop = re.search(r"=|,|<|>|\\approx|\\[lg]eq?(?![a-z])", s[trig.end() :])
+        end = trig.end() + stop.start() if stop else len(s)
+        parts.append(s[at : trig.start()])
+        parts.append(_DEGREE_VALUE.sub(lambda m: "(" + m.group(1).strip("{}") + "\\pi/180)", s[trig.start() : end]))
+        at = end
+    return "".join(parts) + s[at:]
 
 
 # class units-in-list-members: a list or tuple whose members carry units (`35 \\text{ cm}, 4`,
