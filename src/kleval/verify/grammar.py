@@ -104,6 +104,8 @@ def part_boxes(text: str, parts: int) -> str | None:
     if len(boxes) < parts:
         return None
     chosen = boxes[-parts:]
+    if len(boxes) > parts and len(region[boxes[-parts - 1][1] : chosen[0][0]]) <= PART_GAP_CHARS:
+        return None  # class multi-part-cluster: more boxes than parts close together, which n are the parts is a guess
     contents = [content.strip() for _, _, content in chosen]
     if len(set(contents)) < parts or not all(contents):
         return None
@@ -124,12 +126,29 @@ EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
 
+# class yes-no-with-justification: a yes or no that opens its justification ("Yes, the sequence is bounded,
+# because ...", "**No**. The inequality fails for n = 7", "No, it is not possible, since ..."); never "No, wait".
+_YES_NO_OPENING = re.compile(r"(?:\*\*)?(yes|no)(?:\*\*)?(?:[,.;:!—]|\*\*|$)(?! ?(?:wait|actually|hmm|let)\b)",
+                             re.IGNORECASE)
+
+
+def yes_no_opening(region: str) -> Statement | None:
+    """The yes or no that opens the final paragraph (the statement-less path only)."""
+    paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    m = _YES_NO_OPENING.match(paragraphs[-1].strip())
+    return Statement(m.group(1), "yes-no-opening", len(region)) if m else None
+
+
 def _phrase_value(rest: str) -> str | None:
     """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
     following = rest[:800].lstrip(" *\n")
     block = math_blocks(following)
     if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
         return block[0][2] or None
+    if len(rest) <= 600 and _TRUNCATED_END.search(rest.rstrip()) and not math_blocks(rest):
+        return None  # class truncated-after-phrase: "The answer is therefore $\\frac{14}{" was cut off
     lines = rest[:600].split("\n")
     segment = lines[0].strip().strip("*").strip()
     if not segment and len(lines) > 1:
@@ -138,6 +157,9 @@ def _phrase_value(rest: str) -> str | None:
             return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
     if not segment:
         return None
+    yes_no = _YES_NO_OPENING.match(segment)
+    if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
+        return yes_no.group(1)
     if "\\boxed" in segment or "\\fbox" in segment:
         boxes = boxes_with_positions(segment)
         if boxes:
@@ -172,6 +194,14 @@ def joined_math(segment: str, from_start: bool) -> str | None:
     return ", ".join(content for _, _, content in group if content) or None
 
 
+# class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
+# to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
+# Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
+# "incorrect answers") are never hedges.
+_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+                     r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
+
+
 def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
     tail = math_safe_tail(region, WINDOW)
@@ -188,6 +218,10 @@ def last_answer_phrase(region: str) -> Statement | None:
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
+        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start()), -1) + 1
+        end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
+        if _HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
+            continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
         value = _phrase_value(tail[m.end() :])
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
@@ -288,14 +322,15 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
                 break
         if value and _COPULA_AT_END.search(s[:first_start]):
             return value
-        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]):
+        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
+                and not _TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
         outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
         numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
         if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
             return blocks[0][2]
-        if not blocks and len(numbers) == 1:
+        if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]):
             return numbers[0]
     copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
     number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
@@ -340,6 +375,41 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     return whole
 
 
+# class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
+# needed") is not the value the question asks for; a sentence that states only a bound is not read.
+_BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
+                           r"|up to|over|under|below|above) ?$", re.IGNORECASE)
+_BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
+                          r"|\+)", re.IGNORECASE)
+
+
+def _is_bound(text: str, number: str) -> bool:
+    """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
+    at = text.find(number)
+    return at != -1 and bool(_BOUND_BEFORE.search(text[:at]) or _BOUND_AFTER.match(text[at + len(number) :]))
+
+
+# class subject-value: a concluding sentence whose value is its subject, right after the concluding word
+# ("Therefore, 20 workers are needed to finish in 4 hours.", "Hence $7$ boxes are required ...", "Thus, 6 is
+# the smallest such number greater than 5."): the value, up to three words, then a verb. Never with a
+# negation ("Thus 5 is not a solution") and never an expression ("So 2 + 3 ...": a word must follow).
+_SUBJECT_VALUE = re.compile(
+    r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently)\b,? (?:a total of |exactly |only )?"
+    r"(?:(" + _NUMBER_TEXT + r")|\$([^$]{1,40})\$|\\\(([^$]{1,40}?)\\\))"
+    r"(?: [A-Za-z][a-z\-]{0,20}){0,3} (?:is|are|was|were|will|would|can|must|should|remain|remains|did|do|does"
+    r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
+
+
+# a later part of the sentence that states a value of its own ("Thus 2 pairs were counted twice, giving a
+# total of 10"): the subject is then not the answer
+_STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
+                             r"|which|equals?|is|are)\b|=", re.IGNORECASE)
+# class verification-line: a closing check of the answer ("Check: 42 / 7 = 6.") restates numbers, it is not
+# the answer; the line before it is read instead
+_CHECK_LINE = re.compile(r"^\W{0,4}(?:check(?:ing)?|verif(?:y|ication|ying)|double[- ]check|sanity check)\b",
+                         re.IGNORECASE)
+
+
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -347,6 +417,13 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     value = _main_clause_value(s, concluding)
     if value:
         return value, concluding
+    if concluding:
+        subject = _SUBJECT_VALUE.match(s)
+        if subject and not _NEGATION.search(s) and not _STATES_ANOTHER.search(s[subject.end() :]):
+            group = next(i for i in (1, 2, 3) if subject.group(i))
+            value = subject.group(group)
+            if re.search(r"\d", value) and "=" not in value and not _BOUND_AFTER.match(s[subject.end(group) :]):
+                return clean_span(value), True
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
     if clauses:
         return _main_clause_value(s[clauses[-1].end() :], True), True
@@ -374,6 +451,8 @@ def conclusion(region: str) -> Statement | None:
     sentences = _sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
+    while len(sentences) > 1 and _CHECK_LINE.match(sentences[-1]):
+        sentences.pop()  # class verification-line
     final = len(sentences) - 1
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
             and _sentence_value(sentences[final], False)[0] is None:
@@ -383,7 +462,11 @@ def conclusion(region: str) -> Statement | None:
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
             continue
+        if _HEDGED.search(sentence):
+            break  # class hedged-statement: the closing candidate is doubted, no earlier one is read instead
         value, concluding = _sentence_value(sentence, concluding)
+        if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
+            break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
@@ -415,6 +498,8 @@ def bare_answer(region: str) -> Statement | None:
     if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
         return None
     blocks = math_blocks(text)
+    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text)):
+        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ..."
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
@@ -464,7 +549,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
-    for finder in ((bare_answer, bold_final_line, conclusion) if short else (bold_final_line, conclusion, bare_answer)):
+    for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
+                   else (bold_final_line, yes_no_opening, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return found.span, found.how
@@ -474,6 +560,39 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
 _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
 
 
+# class number-in-main-clause (kind number): the final line states its value in the main clause and a
+# trailing phrase only restates the question's numbers ("Tom has $2.50 left after buying the notebook for
+# $4.75.", "He travels 45 miles in 3 hours."). The main clause is the text before the first qualifying
+# preposition or clause; it is read only when it holds exactly one number, the sentence does not open
+# with a subordinate phrase ("After 3 days, she has 12"), and a concluding clause ("..., so she has 7
+# left") is read first. Otherwise the last number of the line stands.
+_QUALIFIER = re.compile(r" (?:after|before|for|from|in|out of|per|at|by|with|over|since|because|when|while|using"
+                        r"|to|on|than|each|every|instead of|leaving)\b|, (?!which|where)", re.IGNORECASE)
+_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in|at|by|with|over|since|because|when|while|if|once"
+                                  r"|using|of|on|to|per|during|without|until|although|though|given)\b", re.IGNORECASE)
+
+
+def main_clause_number(line: str) -> str | None:
+    """The one number of the final sentence's main clause when a trailing phrase holds the others."""
+    sentences = _sentences(line)
+    if not sentences:
+        return None
+    sentence = sentences[-1]
+    clauses = [m for m in _CONCLUDING_CLAUSE.finditer(sentence)]
+    if clauses:
+        sentence = sentence[clauses[-1].end() :]
+    if len(_STANDALONE_NUMBER.findall(sentence.replace("$", " "))) < 2 or _SUBORDINATE_OPENING.match(sentence):
+        return None
+    split = _QUALIFIER.search(sentence)
+    if split is None:
+        return None
+    head = sentence[: split.start()].replace("$", " ")
+    numbers = _STANDALONE_NUMBER.findall(head)
+    if len(numbers) != 1 or re.search(r"[=+*/×]|\\times|\\cdot", head) or _NEGATION.search(head):
+        return None
+    return numbers[0].rstrip(",")
+
+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
@@ -481,9 +600,15 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
-            return last_number(span), how + "/last-number-in-span"
+            main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
+            return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    while len(lines) > 1 and _CHECK_LINE.match(lines[-1]):
+        lines.pop()
+    main = main_clause_number(lines[-1]) if lines else None
+    if main is not None:
+        return main, "main-clause-number-of-final-line"
     numbers = _STANDALONE_NUMBER.findall(lines[-1]) if lines else []
     number = numbers[-1].rstrip(",") if numbers else None  # never the 2 glued inside "AZYUK2A"
     if number is not None:

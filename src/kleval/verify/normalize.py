@@ -160,6 +160,47 @@ def _to_24h(m: re.Match) -> str:
     return f"{hour}:{minute}{seconds}"
 
 
+# class degrees-in-trig-argument: a degree sign inside a trig function's argument is an angle, not a unit to
+# drop: `\\sin(90^\\circ - x)` is sin(pi/2 - x) == cos x, `\\cos 60^\\circ` is 1/2 (never cos of 60 radians).
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
+_DEGREE_VALUE = re.compile(r"(\d+(?:\.\d+)?|\{\d+(?:\.\d+)?\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree(?![a-z]))")
+
+
+def degrees_in_trig_to_radians(s: str) -> str:
+    """Every `N^\\circ` in a trig function's argument (from the function to the next `=`, `,`, `<`, `>`)
+    written as `(N\\pi/180)`; an inverse function's value (`\\sin^{-1}(0.5) = 30^\\circ`) and other degree
+    signs are left alone."""
+    if _TRIG.search(s) is None:
+        return s
+    parts, at = [], 0
+    for trig in _TRIG.finditer(s):
+        if trig.start() < at:
+            continue
+        if re.match(r"\s*\^\s*\{?\s*-\s*1", s[trig.end() :]):  # an inverse: its argument is not an angle
+            continue
+        stop = re.search(r"=|,|<|>|\\approx|\\[lg]eq?(?![a-z])", s[trig.end() :])
+        end = trig.end() + stop.start() if stop else len(s)
+        parts.append(s[at : trig.start()])
+        parts.append(_DEGREE_VALUE.sub(lambda m: "(" + m.group(1).strip("{}") + "\\pi/180)", s[trig.start() : end]))
+        at = end
+    return "".join(parts) + s[at:]
+
+
+# class units-in-list-members: a list or tuple whose members carry units (`35 \\text{ cm}, 4`,
+# `(2\\text{ cm}, 3\\text{ cm})`, `12 m, 18 m`) is the list of the numbers; a unit is a text block or a
+# known unit word right after a number and right before a separator or closing bracket.
+_MEMBER_TEXT_UNIT = re.compile(r"(?<=[\d}])\s*(?:\\\s)?\s*\\(?:text|mathrm|mbox|textrm)\s*\{\s*[A-Za-z][A-Za-z .]{0,20}\}"
+                               r"(?:\^\{?[23]\}?)?(?=\s*(?:,|\)|\]|$))")
+_MEMBER_WORD_UNIT = re.compile(rf"(?<=\d)\s*{_UNIT_WORDS}(?=\s*(?:,|\)|\]|$))")
+
+
+def strip_member_units(s: str) -> str:
+    """Units after each member of a comma-separated list or tuple (`{35 cm,4}` is `{35,4}`)."""
+    if "," not in s:
+        return s
+    return _MEMBER_WORD_UNIT.sub("", _MEMBER_TEXT_UNIT.sub("", s))
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
@@ -200,8 +241,10 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
+    s = degrees_in_trig_to_radians(s)
     if policy.strip_units:
         s = _DEGREES.sub("", s)
+        s = strip_member_units(s)
         s = s.replace("$", "")
         if not is_text_wrapped(s):
             for _ in range(2):
