@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from kleval.synthetic import has_carry, pair_part
 
