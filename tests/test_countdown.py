@@ -75,13 +75,14 @@ def test_bad_gold_is_a_gold_error():
 
 def test_committed_data_regenerates_byte_for_byte(tmp_path):
     countdown.write_data(tmp_path)
-    for part in ("train", "test"):
+    for part in countdown.PARTS:
         assert (tmp_path / f"{part}.jsonl").read_bytes() == (countdown.DATA_DIR / f"{part}.jsonl").read_bytes()
 
 
 def test_data_is_solvable_distinct_and_split_disjoint():
     keys = {}
-    for part, (_, count) in countdown.PARTS.items():
+    for part, spec in countdown.PARTS.items():
+        count = spec.count
         rows = [json.loads(line) for line in (countdown.DATA_DIR / f"{part}.jsonl").read_text().splitlines()]
         assert len(rows) == count
         keys[part] = {(tuple(sorted(r["numbers"])), r["target"]) for r in rows}
@@ -90,6 +91,7 @@ def test_data_is_solvable_distinct_and_split_disjoint():
             verdict = verify_countdown(gold=r["gold"], completion=f"<answer>{r['solution']}</answer>")
             assert verdict.correct, (r, verdict)
     assert not keys["train"] & keys["test"]
+    assert not keys["tiny-train"] & (keys["tiny-test"] | keys["tiny-ood"])
 
 
 def test_task_specs_grade_and_reward_through_the_verifier_and_its_pool():

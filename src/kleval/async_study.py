@@ -77,7 +77,12 @@ def run_async_study(settings: AsyncStudySettings = AsyncStudySettings(), *, prog
 
 def _run(settings: AsyncStudySettings, progress: bool) -> Path:
     from kleval.report import build_report
-    from kleval.tiny_studies import evaluate_final_steps, relative_to_cwd, train_runs
+    from kleval.tiny_studies import (
+        evaluate_final_steps,
+        plot_curves,
+        relative_to_cwd,
+        train_runs,
+    )
     from kleval.train.tiny import ensure_base
 
     out = Path(settings.out)
@@ -98,32 +103,30 @@ def _run(settings: AsyncStudySettings, progress: bool) -> Path:
     return write_summary(out, rows, settings)
 
 
-def _moving_average(values: list[float], window: int) -> list[float]:
-    return [statistics.fmean(values[max(0, i - window + 1): i + 1]) for i in range(len(values))]
-
-
 def run_stability(run_dir: Path) -> dict[str, float]:
     """The stability measures of one run from its train_log.jsonl (see the module docstring)."""
+    from kleval.tiny_studies import moving_average
     from kleval.train.diagnostics import read_log
 
     rows = read_log(run_dir)
     reward = [float(r["reward"]) for r in rows]
     kl = [float(r["kl_exact"]) for r in rows]
     half = len(rows) // 2
-    smooth_reward = _moving_average(reward, 10)
+    smooth_reward = moving_average(reward, 10)
     capped = [float(r.get("clip_fraction", 0.0)) for r in rows]
     return {"reward_late": statistics.fmean(reward[-LATE_STEPS:]), "kl_late": statistics.fmean(kl[-LATE_STEPS:]),
             "kl_max": max(kl), "kl_std_second_half": statistics.pstdev(kl[half:]),
             "reward_drop": max(smooth_reward) - smooth_reward[-1],
-            "kl_swing_second_half": max(_moving_average(kl, 25)[half:]) - min(_moving_average(kl, 25)[half:]),
+            "kl_swing_second_half": max(moving_average(kl, 25)[half:]) - min(moving_average(kl, 25)[half:]),
             "ratio_capped_share": statistics.fmean(capped),
             "staleness_mean": statistics.fmean(float(r.get("rollout_staleness", 0)) for r in rows)}
 
 
 def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -> list[dict]:
     """stability.csv: one row per run; returns the rows."""
-    with open(study / "results.csv", newline="", encoding="utf-8") as handle:
-        results = {(r["run"], r["split"]): float(r["pass@1"]) for r in csv.DictReader(handle)}
+    from kleval.tiny_studies import final_pass_at_1
+
+    results = final_pass_at_1(study)
     rows = []
     for preset_name, seed, run_dir in runs:
         row = {"preset": preset_name, "seed": seed, "run": run_dir.name, **run_stability(run_dir),
@@ -140,53 +143,12 @@ def write_stability(out: Path, runs: list[tuple[str, int, Path]], study: Path) -
 
 def write_summary(out: Path, rows: list[dict], settings: AsyncStudySettings) -> Path:
     """stability.md: per preset, the mean over seeds with the per-seed values in brackets."""
-    columns = FIELDS[3:]
-    lines = [(f"Async recipe, async_level {settings.async_level} ({settings.staleness_mode} staleness), "
-              f"beta {settings.beta:g}, {settings.steps} steps, "
-              f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
-              f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence."), "",
-             "| preset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
-    for preset_name in settings.presets:
-        group = [r for r in rows if r["preset"] == preset_name]
-        cells = []
-        for column in columns:
-            values = [r[column] for r in group]
-            per_seed = " / ".join(f"{v:.2f}" for v in values)
-            cells.append(f"{statistics.fmean(values):.2f} ({per_seed})" if len(values) > 1 else f"{values[0]:.2f}")
-        lines.append(f"| {preset_name} | " + " | ".join(cells) + " |")
+    from kleval.tiny_studies import seed_table
+
+    caption = (f"Async recipe, async_level {settings.async_level} ({settings.staleness_mode} staleness), "
+               f"beta {settings.beta:g}, {settings.steps} steps, "
+               f"seeds {', '.join(map(str, settings.seeds))} (mean; per seed in brackets). "
+               f"Late = last {LATE_STEPS} steps; KL = exact reverse KL per sequence.")
     path = out / "stability.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text(seed_table(rows, settings.presets, FIELDS[3:], caption), encoding="utf-8")
     return path
-
-
-def plot_curves(runs: list[tuple[str, int, Path]], out: Path) -> None:
-    """curves.{png,pdf}: 10-step moving averages of reward and exact KL against step."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from kleval.report.configs import PRESET_COLOURS
-    from kleval.train.diagnostics import read_log
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-    labelled = set()
-    for preset_name, _, run_dir in runs:
-        rows = read_log(run_dir)
-        steps = [r["step"] for r in rows]
-        colour = PRESET_COLOURS.get(preset_name, "#000000")
-        label = None if preset_name in labelled else preset_name
-        labelled.add(preset_name)
-        axes[0].plot(steps, _moving_average([float(r["reward"]) for r in rows], 10), color=colour, lw=1, label=label)
-        axes[1].plot(steps, _moving_average([float(r["kl_exact"]) for r in rows], 10), color=colour, lw=1)
-    axes[0].set(xlabel="step", ylabel="training reward (10-step mean)", title="reward")
-    axes[1].set(xlabel="step", ylabel="exact KL(pi || ref) (10-step mean)", title="KL", yscale="log")
-    from matplotlib.ticker import FormatStrFormatter, NullFormatter
-
-    axes[1].yaxis.set_major_formatter(FormatStrFormatter("%g"))  # plain numbers, no mathtext
-    axes[1].yaxis.set_minor_formatter(NullFormatter())
-    fig.legend(fontsize=7, frameon=False, loc="upper center", ncol=len(labelled), bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    fig.savefig(out / "curves.png", dpi=150, metadata={"Software": None})
-    fig.savefig(out / "curves.pdf", metadata={"CreationDate": None, "Producer": None})
-    plt.close(fig)

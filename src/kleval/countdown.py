@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -36,7 +37,6 @@ MAX_EXPRESSION_CHARS = 256
 MAX_DEPTH = 16
 MAX_COMPLETION_CHARS = 100_000  # longer completions are only searched in their last part
 DATA_DIR = bundled_root() / "assets" / "countdown"  # repo assets/ or the wheel's copy (kleval.resources)
-PARTS = {"train": (0, 2000), "test": (1, 500)}  # part -> (seed, count)
 # Characters the tiny model's tokenizer would need for the bare-expression format (see docs/tasks.md).
 TINY_ALPHABET = tuple("0123456789+-*/()=,:")
 
@@ -210,6 +210,37 @@ def verify_countdown(*, gold: str, completion: str) -> Verdict:
 
 # ---- problems and data -----------------------------------------------------------------------
 
+QUESTION_STYLES = ("words", "bare")
+MAX_DRAWS_PER_PROBLEM = 1000
+
+
+@dataclass(frozen=True)
+class Part:
+    """One committed data file: how its problems are drawn, and which parts it must not overlap."""
+
+    seed: int
+    count: int
+    sizes: tuple[int, ...] = (3, 4)  # how many numbers a problem gives
+    max_number: int = 99
+    max_target: int = 999
+    style: str = "words"  # see generate_split
+    excludes: tuple[str, ...] = ()  # held-out parts whose (numbers, target) keys this part avoids
+
+
+# The tiny Countdown of the CPU study (kleval.countdown_study): small numbers and targets so that a
+# ~0.2M-parameter character model can learn it (docs/tasks.md). ID: 3 numbers; OOD: 4 numbers, seen in
+# the base's pre-training and never trained by RL (as subtraction is for the arithmetic demo).
+TINY_MAX_NUMBER, TINY_MAX_TARGET = 10, 100
+TINY_ID_SIZES, TINY_OOD_SIZES = (3,), (4,)
+_TINY = {"max_number": TINY_MAX_NUMBER, "max_target": TINY_MAX_TARGET, "style": "bare"}
+PARTS = {
+    "train": Part(seed=0, count=2000, excludes=("test",)),
+    "test": Part(seed=1, count=500),
+    "tiny-train": Part(seed=2, count=1500, sizes=TINY_ID_SIZES, excludes=("tiny-test", "tiny-ood"), **_TINY),
+    "tiny-test": Part(seed=3, count=500, sizes=TINY_ID_SIZES, **_TINY),
+    "tiny-ood": Part(seed=4, count=500, sizes=TINY_OOD_SIZES, **_TINY),
+}
+
 def question_text(numbers: list[int], target: int) -> str:
     return f"Using the numbers {numbers}, create an equation that equals {target}."
 
@@ -229,53 +260,86 @@ def _random_expression(rng: random.Random, numbers: list[int]) -> tuple[str, Fra
     return f"{left_text} {op} {right_text}", value
 
 
+def draw_problem(rng: random.Random, *, sizes: tuple[int, ...] = (3, 4), max_number: int = 99,
+                 max_target: int = 999) -> tuple[list[int], str, int] | None:
+    """One random (numbers as shown, solution, target) draw, or None when the drawn expression's
+    value is not an integer in 1..max_target (the caller draws again). The only source of problems:
+    the committed parts (`generate_split`) and the tiny base's pre-training stream use it alike."""
+    numbers = [rng.randint(1, max_number) for _ in range(rng.choice(sizes))]
+    order = numbers[:]
+    rng.shuffle(order)
+    solution, value = _random_expression(rng, order)
+    if value.denominator != 1 or not 1 <= value <= max_target:
+        return None
+    return numbers, solution, int(value)
+
+
+def problem_key(numbers, target: int) -> tuple[tuple[int, ...], int]:
+    """What makes two problems the same: the multiset of numbers and the target."""
+    return tuple(sorted(numbers)), int(target)
+
+
+def bare_prefix(numbers: list[int], target: int) -> str:
+    """The tiny model's question, `1,3,4,6:24=`: its answer is the bare expression that follows."""
+    return f"{','.join(str(int(n)) for n in numbers)}:{int(target)}="
+
+
 def generate_split(part: str, *, seed: int, count: int, exclude: set | None = None,
-                   sizes: tuple[int, ...] = (3, 4), max_number: int = 99, max_target: int = 999) -> list[dict]:
+                   sizes: tuple[int, ...] = (3, 4), max_number: int = 99, max_target: int = 999,
+                   style: str = "words") -> list[dict]:
     """`count` solvable problems drawn deterministically from `seed`, none with a key in `exclude`.
 
     Each row: id, numbers (as shown), target, solution (a reference expression), question, gold.
-    The key of a problem is (sorted numbers, target); keys are distinct within a split.
+    The key of a problem is (sorted numbers, target); keys are distinct within a split. style
+    "words": the question is an English sentence (chat models); "bare": the tiny model's prefix
+    (`bare_prefix`) and a solution without spaces, so both are written in TINY_ALPHABET.
     """
+    if style not in QUESTION_STYLES:
+        raise ValueError(f"style must be one of {QUESTION_STYLES}, got {style!r}")
     rng = random.Random(f"countdown:{seed}")
-    seen, rows = set(exclude or ()), []
+    seen, rows, draws = set(exclude or ()), [], 0
     while len(rows) < count:
-        numbers = [rng.randint(1, max_number) for _ in range(rng.choice(sizes))]
-        order = numbers[:]
-        rng.shuffle(order)
-        solution, value = _random_expression(rng, order)
-        if value.denominator != 1 or not 1 <= value <= max_target:
+        draws += 1
+        if draws > MAX_DRAWS_PER_PROBLEM * count:  # the parameters allow fewer distinct problems than asked
+            raise ValueError(f"countdown part {part!r}: only {len(rows)} distinct problems in {draws - 1} draws, "
+                             f"asked for {count}; ask for fewer or widen sizes, max_number or max_target")
+        drawn = draw_problem(rng, sizes=sizes, max_number=max_number, max_target=max_target)
+        if drawn is None:
             continue
-        target = int(value)
-        key = (tuple(sorted(numbers)), target)
+        numbers, solution, target = drawn
+        key = problem_key(numbers, target)
         if key in seen:
             continue
         seen.add(key)
+        bare = style == "bare"
         rows.append({"id": f"countdown-{part}-{len(rows):05d}", "numbers": numbers, "target": target,
-                     "solution": solution, "question": question_text(numbers, target),
+                     "solution": solution.replace(" ", "") if bare else solution,
+                     "question": bare_prefix(numbers, target) if bare else question_text(numbers, target),
                      "gold": format_gold(target, numbers)})
     return rows
 
 
 def write_data(out_dir: str | Path = DATA_DIR) -> list[Path]:
-    """Write train.jsonl and test.jsonl (test first, so its problems are fixed by its own seed)."""
+    """Write every part's <part>.jsonl; held-out parts first, so each is fixed by its own seed and
+    the training parts avoid their keys."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    test_seed, test_count = PARTS["test"]
-    train_seed, train_count = PARTS["train"]
-    test = generate_split("test", seed=test_seed, count=test_count)
-    train = generate_split("train", seed=train_seed, count=train_count,
-                           exclude={(tuple(sorted(r["numbers"])), r["target"]) for r in test})
+    rows: dict[str, list[dict]] = {}
+    for name in sorted(PARTS, key=lambda n: bool(PARTS[n].excludes)):
+        spec = PARTS[name]
+        exclude = {problem_key(r["numbers"], r["target"]) for other in spec.excludes for r in rows[other]}
+        rows[name] = generate_split(name, seed=spec.seed, count=spec.count, exclude=exclude, sizes=spec.sizes,
+                                    max_number=spec.max_number, max_target=spec.max_target, style=spec.style)
     paths = []
-    for name, rows in (("test", test), ("train", train)):
+    for name in PARTS:
         path = out / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+        path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows[name]), encoding="utf-8")
         paths.append(path)
     return paths
 
 
-def load_problems(*, count: int, seed: int = 0, part: str = "test", data_dir: str | Path | None = None) -> list[Problem]:
-    """The first `count` problems of the committed part (train or test); `seed` is unused (the
-    file fixes the problems) and accepted so the synthetic-task spec keys stay uniform."""
+def load_rows(part: str, data_dir: str | Path | None = None) -> list[dict]:
+    """The committed rows of one part (a ConfigError for an unknown part, a DataError for a missing file)."""
     from kleval.errors import ConfigError, DataError
 
     if part not in PARTS:
@@ -283,9 +347,17 @@ def load_problems(*, count: int, seed: int = 0, part: str = "test", data_dir: st
     path = Path(data_dir or DATA_DIR) / f"{part}.jsonl"
     if not path.is_file():
         raise DataError(f"{path}: Countdown data missing; regenerate it with `python -m kleval.countdown`")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_problems(*, count: int, seed: int = 0, part: str = "test", data_dir: str | Path | None = None) -> list[Problem]:
+    """The first `count` problems of a committed part (see PARTS); `seed` is unused (the file fixes
+    the problems) and accepted so the synthetic-task spec keys stay uniform."""
+    from kleval.errors import ConfigError
+
+    rows = load_rows(part, data_dir)
     if count > len(rows):
-        raise ConfigError(f"asked for {count} Countdown {part} problems but {path} holds {len(rows)}")
+        raise ConfigError(f"asked for {count} Countdown {part} problems but the {part} part holds {len(rows)}")
     return [Problem(id=r["id"], question=r["question"], gold=r["gold"], kind=AnswerKind.NUMBER,
                     reference=r["solution"], metadata={"numbers": r["numbers"], "target": r["target"]})
             for r in rows[:count]]

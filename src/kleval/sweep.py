@@ -99,8 +99,9 @@ def run_summary(run_dir: Path, last: int = LAST_STEPS) -> dict[str, float]:
 
 def write_frontier(out: Path, runs: list[tuple[str, float, int, Path]], study: Path) -> Path:
     """frontier.csv: one row per (preset, beta, seed) run, training summary and final pass@1."""
-    with open(study / "results.csv", newline="", encoding="utf-8") as handle:
-        results = {(r["run"], r["split"]): float(r["pass@1"]) for r in csv.DictReader(handle)}
+    from kleval.tiny_studies import final_pass_at_1
+
+    results = final_pass_at_1(study)
     path = out / "frontier.csv"
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")

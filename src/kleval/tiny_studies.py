@@ -1,7 +1,8 @@
-"""Shared steps of the CPU studies (`kleval demo`, `--study beta`, `--study async`): pinned torch
-for the run, training jobs in a spawn pool, evaluation of each run's final step, and study headers
+"""Shared steps of the CPU studies (`kleval demo`, `--study beta|async|online|countdown`): pinned torch
+for the run, training jobs in a spawn pool, evaluation of each run's final step, study headers
 free of what would differ between two clones (time, git revision, where the data lies), so that a
-fresh clone rewrites the committed reports byte for byte.
+fresh clone rewrites the committed reports byte for byte, and the per-seed summary table and
+training-curve figure.
 """
 from __future__ import annotations
 
@@ -85,10 +86,13 @@ def train_runs(train_one: Callable[[tuple], str], jobs: Sequence[tuple], workers
         return pool.map(train_one, jobs, chunksize=1)
 
 
+ARITHMETIC_TASKS = ("arith_add", "arith_sub")  # (ID, OOD) of the arithmetic studies
+
+
 def evaluate_final_steps(base: str, run_dirs: Sequence[str], study: Path, *, n: int, limit: int,
-                         progress: bool) -> Path:
-    """Evaluate the base model and each run's last step on arith_add (ID) and arith_sub (OOD), T=1,
-    into `study`, with its header made clone-independent; returns `study`."""
+                         progress: bool, tasks: Sequence[str] = ARITHMETIC_TASKS, max_tokens: int = 8) -> Path:
+    """Evaluate the base model and each run's last step on `tasks` (default arith_add, ID, and
+    arith_sub, OOD), T=1, into `study`, with its header made clone-independent; returns `study`."""
     from kleval.eval.checkpoints import discover
     from kleval.eval.run import EvalSpec, evaluate
     from kleval.types import SamplingParams
@@ -99,9 +103,75 @@ def evaluate_final_steps(base: str, run_dirs: Sequence[str], study: Path, *, n: 
             last[c.label] = c
         elif c.run not in last or c.step > last[c.run].step:
             last[c.run] = c
-    sampling = SamplingParams(n=n, temperature=1.0, top_p=1.0, max_tokens=8, seed=0)
+    sampling = SamplingParams(n=n, temperature=1.0, top_p=1.0, max_tokens=max_tokens, seed=0)
     retire_stale_study(study)
-    evaluate(list(last.values()), EvalSpec(tasks=("arith_add", "arith_sub"), sampling=sampling, ks=(1,),
+    evaluate(list(last.values()), EvalSpec(tasks=tuple(tasks), sampling=sampling, ks=(1,),
                                           limit=limit, chunk_size=200), study, progress=progress)
     drop_volatile_header_fields(study)
     return study
+
+
+def final_pass_at_1(study: Path) -> dict[tuple[str, str], float]:
+    """(run name, split) -> pass@1 of the evaluated checkpoints, from the study's results.csv; a
+    checkpoint outside any run (the base model) is keyed by its checkpoint label."""
+    import csv
+
+    with open(study / "results.csv", newline="", encoding="utf-8") as handle:
+        return {(r["run"] or r["checkpoint"], r["split"]): float(r["pass@1"]) for r in csv.DictReader(handle)}
+
+
+def seed_table(rows: Sequence[dict], presets: Sequence[str], columns: Sequence[str], caption: str) -> str:
+    """A markdown table, one line per preset: each column's mean over the preset's rows (seeds) with
+    the per-seed values in brackets."""
+    import statistics
+
+    lines = [caption, "", "| preset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for preset_name in presets:
+        group = [r for r in rows if r["preset"] == preset_name]
+        cells = []
+        for column in columns:
+            values = [r[column] for r in group]
+            per_seed = " / ".join(f"{v:.2f}" for v in values)
+            cells.append(f"{statistics.fmean(values):.2f} ({per_seed})" if len(values) > 1 else f"{values[0]:.2f}")
+        lines.append(f"| {preset_name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    import statistics
+
+    return [statistics.fmean(values[max(0, i - window + 1): i + 1]) for i in range(len(values))]
+
+
+def plot_curves(runs: Sequence[tuple[str, int, Path]], out: Path) -> None:
+    """curves.{png,pdf}: 10-step moving averages of reward and exact KL against step, one colour per
+    preset, one line per (preset, seed) run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kleval.report.configs import PRESET_COLOURS
+    from kleval.train.diagnostics import read_log
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    labelled = set()
+    for preset_name, _, run_dir in runs:
+        rows = read_log(run_dir)
+        steps = [r["step"] for r in rows]
+        colour = PRESET_COLOURS.get(preset_name, "#000000")
+        label = None if preset_name in labelled else preset_name
+        labelled.add(preset_name)
+        axes[0].plot(steps, moving_average([float(r["reward"]) for r in rows], 10), color=colour, lw=1, label=label)
+        axes[1].plot(steps, moving_average([float(r["kl_exact"]) for r in rows], 10), color=colour, lw=1)
+    axes[0].set(xlabel="step", ylabel="training reward (10-step mean)", title="reward")
+    axes[1].set(xlabel="step", ylabel="exact KL(pi || ref) (10-step mean)", title="KL", yscale="log")
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
+    axes[1].yaxis.set_major_formatter(FormatStrFormatter("%g"))  # plain numbers, no mathtext
+    axes[1].yaxis.set_minor_formatter(NullFormatter())
+    fig.legend(fontsize=7, frameon=False, loc="upper center", ncol=len(labelled), bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.savefig(out / "curves.png", dpi=150, metadata={"Software": None})
+    fig.savefig(out / "curves.pdf", metadata={"CreationDate": None, "Producer": None})
+    plt.close(fig)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kleval.synthetic import has_carry, pair_part
@@ -49,36 +50,62 @@ def noisy_example(rng: random.Random, digits: int = 2) -> tuple[str, str]:
 
 def build_tiny_base(out_dir: str | Path, *, steps: int = 2000, batch_size: int = 256, learning_rate: float = 1e-3,
                     seed: int = 0, threads: int | None = None, progress: bool = False) -> Path:
-    """Train the base model from scratch and save it (weights + tokenizer) in HF format."""
+    """Train the arithmetic base model from scratch and save it (weights + tokenizer) in HF format."""
+    return train_char_model(out_dir, alphabet=ALPHABET, draw_example=noisy_example, model_shape=MODEL_SHAPE,
+                            steps=steps, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+                            threads=threads, progress=progress)
+
+
+def train_char_model(out_dir: str | Path, *, alphabet: Sequence[str], draw_example: Callable[[random.Random], tuple[str, str]],
+                     model_shape: dict, steps: int, batch_size: int, learning_rate: float = 1e-3, seed: int = 0,
+                     threads: int | None = None, progress: bool = False, desc: str = "base model") -> Path:
+    """Supervised training of a character-level Llama on (question, label) pairs, loss on the label
+    and end of sequence only (AdamW, 100-step warm-up, cosine decay); saved in HF format.
+
+    draw_example(rng) returns one pair written in `alphabet`; every random draw comes from `seed`,
+    so the same arguments on the same machine give the same weights.
+    """
+    import torch
+
+    threads_before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        return _train_char_model(out_dir, alphabet, draw_example, model_shape, steps, batch_size, learning_rate,
+                                 seed, progress, desc)
+    finally:
+        torch.set_num_threads(threads_before)  # the caller's evaluation keeps its own thread count
+
+
+def _train_char_model(out_dir, alphabet, draw_example, model_shape, steps, batch_size, learning_rate, seed,
+                      progress, desc) -> Path:
     import torch
 
     from kleval.tiny import make_model, make_tokenizer
 
-    if threads:
-        torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    tokenizer = make_tokenizer(alphabet=ALPHABET)
+    tokenizer = make_tokenizer(alphabet=alphabet)
     # The chat markers are in every kleval.tiny vocabulary; marking them special (same ids) makes
     # decoding with skip_special_tokens drop them, in training rollouts and in evaluation alike.
     tokenizer.add_special_tokens({"additional_special_tokens": ["<|user|>", "<|assistant|>"]})
-    model = make_model(tokenizer, seed=seed, **MODEL_SHAPE)
+    model = make_model(tokenizer, seed=seed, **model_shape)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * s / steps))
     )
-    vocab = {ch: tokenizer.convert_tokens_to_ids(ch) for ch in ALPHABET}
+    vocab = {ch: tokenizer.convert_tokens_to_ids(ch) for ch in alphabet}
     eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
     bar = range(steps)
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(bar, desc="base model", unit="step")
+        bar = tqdm(bar, desc=desc, unit="step")
     for _ in bar:
         rows = []
         for _ in range(batch_size):
-            question, label = noisy_example(rng)
+            question, label = draw_example(rng)
             rows.append(([vocab[c] for c in question], [vocab[c] for c in label] + [eos]))
         width = max(len(q) + len(a) for q, a in rows)
         input_ids = torch.full((batch_size, width), pad, dtype=torch.long)

@@ -44,18 +44,23 @@ def tiny_config(preset_name: str, *, base_dir: str | Path, beta: float = DEFAULT
 
 
 def ensure_base(base_dir: str | Path | None = None, *, steps: int = 2000, threads: int | None = None,
-                progress: bool = False) -> Path:
-    """Return a ready base model: base_dir if it holds one, the committed base, or a fresh build."""
+                progress: bool = False, committed: Path = COMMITTED_BASE, build=None) -> Path:
+    """Return a ready base model: base_dir if it holds one, the committed base, or a fresh build.
+
+    committed / build: the committed directory and its builder `build(out_dir, steps=, threads=,
+    progress=)` (default: the arithmetic base, kleval.train.base.build_tiny_base).
+    """
     if base_dir is None:
-        if (COMMITTED_BASE / "config.json").exists():
-            return COMMITTED_BASE
-        base_dir = COMMITTED_BASE
+        if (committed / "config.json").exists():
+            return committed
+        base_dir = committed
     base_dir = Path(base_dir)
     if (base_dir / "config.json").exists() and (base_dir / "model.safetensors").exists():
         return base_dir
-    from kleval.train.base import build_tiny_base
+    if build is None:
+        from kleval.train.base import build_tiny_base as build
 
-    return build_tiny_base(base_dir, steps=steps, threads=threads, progress=progress)
+    return build(base_dir, steps=steps, threads=threads, progress=progress)
 
 
 def train_tiny(preset_name: str, out_dir: str | Path, *, steps: int = 300, seed: int = 0,
