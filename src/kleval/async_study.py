@@ -66,11 +66,8 @@ def _train_one(job: tuple) -> str:
 
 def run_async_study(settings: AsyncStudySettings = AsyncStudySettings(), *, progress: bool = True) -> Path:
     """Train, evaluate and summarize the study into settings.out; returns stability.md."""
-    import os
-
     from kleval.tiny_studies import pinned_torch
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
         return _run(settings, progress)
 

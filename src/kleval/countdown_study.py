@@ -93,13 +93,10 @@ def _train_one(job: tuple) -> str:
 
 def run_countdown_study(settings: CountdownStudySettings = CountdownStudySettings(), *, progress: bool = True) -> Path:
     """Train, evaluate and summarize the study into settings.out; returns summary.md."""
-    import os
-
     from kleval.tiny_studies import pinned_torch
 
     for name in settings.presets:
         study_kl(name, settings.beta)  # a bad name fails here, before any training
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
         return _run(settings, progress)
 

@@ -20,7 +20,6 @@ compares it byte for byte with tests/fixtures/demo_slice/.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +59,6 @@ def _phase(name: str, started: list[float]) -> None:
 
 def run_demo(settings: DemoSettings = DemoSettings(), *, progress: bool = True) -> Path:
     """Run every phase into settings.out; return the report's index.html."""
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
         return _run_demo(settings, progress)
 

@@ -35,11 +35,8 @@ class OnlineStudySettings:
 
 def run_online_study(settings: OnlineStudySettings = OnlineStudySettings(), *, progress: bool = True) -> Path:
     """Train with online evaluation, report; returns accuracy_by_step.md."""
-    import os
-
     from kleval.tiny_studies import pinned_torch
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
         return _run(settings, progress)
 

@@ -57,11 +57,8 @@ def _train_one(job: tuple) -> str:
 
 def run_beta_sweep(settings: BetaSweepSettings = BetaSweepSettings(), *, progress: bool = True) -> Path:
     """Train, evaluate and report the sweep into settings.out; returns frontier.csv."""
-    import os
-
     from kleval.tiny_studies import pinned_torch
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with pinned_torch(settings.threads):
         return _run_beta_sweep(settings, progress)
 

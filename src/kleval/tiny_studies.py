@@ -17,8 +17,13 @@ VOLATILE_HEADER_FIELDS = ("created", "git_revision")
 @contextmanager
 def pinned_torch(threads: int):
     """Fixed torch thread count and deterministic algorithms for the block, restored afterwards
-    (the demo is also called from tests and notebooks, which should not inherit them)."""
+    (the demo is also called from tests and notebooks, which should not inherit them); tokenizer
+    threads off unless the caller chose (the studies fork training workers)."""
+    import os
+
     import torch
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
     before = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(), \
         torch.is_deterministic_algorithms_warn_only_enabled()
