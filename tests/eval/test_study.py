@@ -59,6 +59,13 @@ def test_merge_header_accepts_new_tasks_and_refuses_changed_settings():
         layout.merge_header(old, changed)
 
 
+def test_merging_a_run_with_the_same_settings_leaves_the_header_as_it_was():
+    """Re-running a study into its own (e.g. committed) directory must rewrite study.json byte for byte:
+    the merge adds no key the fresh header lacks."""
+    header = _header()
+    assert layout.merge_header(header, _header()) == header
+
+
 def test_study_lock_refuses_a_second_holder(tmp_path):
     with layout.study_lock(tmp_path):
         with pytest.raises(ConfigError, match="in use"):

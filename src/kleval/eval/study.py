@@ -265,5 +265,4 @@ def merge_header(old: Mapping[str, Any] | None, new: dict[str, Any]) -> dict[str
     merged = dict(old)
     merged["tasks"] = {**old.get("tasks", {}), **new["tasks"]}
     merged["ks"] = sorted(set(old.get("ks", [])) | set(new.get("ks", [])))
-    merged["runs"] = list(old.get("runs", [])) + list(new.get("runs", []))
     return merged
