@@ -42,3 +42,16 @@ def test_the_demo_evaluates_into_a_committed_copy_of_an_older_verifier(tmp_path)
     retire_stale_study(study)
     evaluate(discover([str(COMMITTED_BASE)]), spec, study, progress=False)
     assert json.loads((study / "study.json").read_text())["verifier_version"] == VERIFIER_VERSION
+
+
+def test_a_merged_header_without_volatile_fields_still_gets_its_data_path_shortened(tmp_path):
+    """A study merged into a committed copy has no 'created' field to drop; its benchmark path must still
+    be cut to the part inside the data directory (it was left absolute: make demo then dirtied real_slice)."""
+    from kleval.tiny_studies import drop_volatile_header_fields
+
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.json").write_text(json.dumps(
+        {"verifier_version": VERIFIER_VERSION, "tasks": {"gsm8k": {"data_file": "/somewhere/data/gsm8k/test.jsonl"}}}))
+    drop_volatile_header_fields(study)
+    assert json.loads((study / "study.json").read_text())["tasks"]["gsm8k"]["data_file"] == "gsm8k/test.jsonl"

@@ -6,6 +6,7 @@ training-curve figure.
 """
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
@@ -49,7 +50,8 @@ def drop_volatile_header_fields(study: Path) -> None:
     from kleval.eval.study import HEADER_FILE, read_json, write_json
 
     header = read_json(study / HEADER_FILE)
-    kept = {key: value for key, value in header.items() if key not in VOLATILE_HEADER_FIELDS}
+    # A deep copy: the task entries are edited below, and `header` must keep the original to compare.
+    kept = copy.deepcopy({key: value for key, value in header.items() if key not in VOLATILE_HEADER_FIELDS})
     # A benchmark file lies outside the checkout (../shared/data or $KLEVAL_DATA_DIR): keep its path
     # inside the data directory only (its content is pinned by data_hash), so the committed demo
     # does not depend on where the data directory was found.
