@@ -15,7 +15,7 @@ HELDOUT_DIR = HERE.parent / "heldout"
 LABELS = ("correct", "incorrect")
 
 # One math block spanning the whole prediction: $…$, $$…$$, \(…\), \[…\].
-_WHOLE_BLOCK = re.compile(r"^\s*(?:\$\$(?P<dd>.*)\$\$|\$(?P<d>[^$]*)\$|\\\((?P<p>.*)\\\)|\\\[(?P<b>.*)\\\])\s*$", re.S)
+_WHOLE_BLOCK = re.compile(r"^\s*(?:\$\$(?P<dd>.*)\$\$|\$(?P<d>[^$]*)\$|\\\((?P<p>.*)\\\)|\\\[(?P<b>.*)\\\])\s*$", re.DOTALL)
 
 
 def load_jsonl(path: Path) -> list[dict]:
