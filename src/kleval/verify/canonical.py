@@ -190,6 +190,24 @@ def _exactify(expr: Any) -> Any:
     return expr
 
 
+_ODD_ROOT = re.compile(r"\\sqrt\s*\[\s*\d*[13579]\s*\]")
+
+
+def real_odd_roots(expr: Any) -> Any:
+    """class indexed-roots: `\\sqrt[3]{-8}` is the real cube root -2 (the notation's meaning over the reals),
+    not sympy's principal complex root 1 + sqrt(3) i: an odd root of a negative number is minus the root of
+    its absolute value."""
+    import sympy
+
+    def real(node: Any) -> Any:
+        base, exponent = node.args
+        if exponent.is_Rational and exponent.q % 2 == 1 and base.is_number and base.is_extended_negative:
+            return sympy.Integer(-1) ** exponent.p * sympy.Pow(-base, exponent)
+        return node
+
+    return expr.replace(lambda n: isinstance(n, sympy.Pow), real) if isinstance(expr, sympy.Basic) else expr
+
+
 def _latex_to_sympy(s: str) -> Any:
     """Parse one atom with latex2sympy2_extended (no normalization of its own; we did that)."""
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig, latex2sympy
@@ -365,7 +383,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if s in ("\\emptyset", "\\{\\}", "\\{ \\}"):
         return Canon("set", (), s)
     if _WORDS_RE.match(s) and len(s) > 1 and not re.fullmatch(r"[a-z]\w?", s):
-        return Canon("text", text_key(s, policy), s)
+        return forms.text_value(text_key(s, policy), s, policy)  # "three hundred" is a number, "even" a word
     bare_words = re.sub(r"\\(?:begin|end|operatorname|mathrm|text)\{[^{}]*\}", " ", s)
     prose = [w for w in re.findall(r"(?<![\\A-Za-z])[A-Za-z]{3,}", bare_words) if w.lower() not in _FUNCTION_WORDS]
     if len(prose) >= 2 or (prose and len(prose[0]) >= 5):
@@ -391,6 +409,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     import sympy
 
     expr = _exactify(_latex_to_sympy(s))
+    if _ODD_ROOT.search(s):
+        expr = real_odd_roots(expr)
     if isinstance(expr, sympy.FiniteSet):  # what the parser makes of 1 \pm \sqrt{19}
         members = tuple(_exactify(m) for m in expr.args)
         return Canon("list", tuple(Canon("number" if m.is_number else "expr", m, s) for m in members), s)

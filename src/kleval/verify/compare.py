@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from kleval.verify.canonical import Canon
-from kleval.verify.decimals import FLOAT_PRECISION_PLACES, decimal_comma, decimal_places, float_precision_decimal
+from kleval.verify.decimals import decimal_comma, float_precision_decimal, float_precision_places
 from kleval.verify.policy import Policy
 
 _DIGITS = 50
@@ -77,8 +77,8 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     # and never more than 1e-20 in absolute terms (so 2^{300}*sqrt(2) != 2^{300}*sqrt(2) + 1).
     tolerance = max(policy.relative_tolerance * max(scale, 1.0), min(1e-40 * scale, 1e-20))
     for x in (exact_a, exact_b):  # 4.123105625617661 is sqrt(17) written to float precision
-        places = decimal_places(x)
-        if FLOAT_PRECISION_PLACES <= places <= 20:
+        places = float_precision_places(x)
+        if places:
             tolerance = max(tolerance, 10.0 ** -places)
     return abs(diff) <= tolerance
 

@@ -17,7 +17,7 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.extract import boxes_with_positions
-from kleval.verify.normalize import normalize_span, text_key, unit_of
+from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_ratio
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -162,16 +162,19 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
                        f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
     gold_unit, pred_unit = unit_of(_gold_span(gold, chosen)), unit_of(span)
+    unit_scale = None  # class unit-conversion: an answer in another unit of the gold's dimension is converted
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
-        return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_normalized, "unit-mismatch",
-                       f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
-    if pred_normalized == gold_normalized:
+        unit_scale = unit_ratio(pred_unit, gold_unit)
+        if unit_scale is None:
+            return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_normalized, "unit-mismatch",
+                           f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
+    if pred_normalized == gold_normalized and unit_scale is None:
         return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "normalized-string",
                        f"answer ({how}) equals the gold after normalization")
     try:
         pred_canon = canonicalize(pred_normalized, chosen)
     except ParseFailure as exc:
-        if text_key(pred_normalized, chosen) == text_key(gold_normalized, chosen):
+        if unit_scale is None and text_key(pred_normalized, chosen) == text_key(gold_normalized, chosen):
             return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "text",
                            f"answer ({how}) equals the gold as text")
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), None, "parse",
@@ -179,8 +182,14 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     except Exception as exc:  # the LaTeX parser raises unrelated types on odd model text; report it
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), None, "parse",
                        f"answer {pred_normalized!r} ({how}) does not parse: {type(exc).__name__}: {str(exc)[:120]}")
+    if unit_scale is not None:
+        if gold_canon.kind != "number" or pred_canon.kind != "number":
+            return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_canon.show(), "unit-mismatch",
+                           f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
+        pred_canon = Canon("number", pred_canon.value * unit_scale, pred_canon.source)
     try:
         same, rule = equal(gold_canon, pred_canon, chosen)
+        rule = f"unit-conversion/{rule}" if unit_scale is not None else rule
     except Exception as exc:  # sympy raises many unrelated types on odd input; report, never guess
         return Verdict(Status.PARSE_ERROR, span, gold_canon.show(), pred_canon.show(), "compare",
                        f"comparison failed: {type(exc).__name__}: {str(exc)[:120]}")

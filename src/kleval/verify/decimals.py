@@ -26,17 +26,34 @@ def decimal_places(x: Any) -> int:
     return max(twos, fives) if q == 1 else 0
 
 
+def float_precision_places(x: Any) -> int:
+    """The places of `x` when it is a decimal written to float precision, else 0.
+
+    class float-precision-decimal: a decimal is a float rendering of an exact value (`0.3333333333333333`,
+    `4.123105625617661`) when it prints at least FLOAT_PRECISION_PLACES *significant* digits (at most 20
+    places); a short decimal (`3.14`, `0.333`) or one that is mostly leading zeros (`0.0000000000003`, one
+    significant digit) is an approximation and never equals an exact value.
+    """
+    places = decimal_places(x)
+    if not FLOAT_PRECISION_PLACES <= places <= 20:
+        return 0
+    digits = abs(x.p * (10**places // x.q))
+    return places if len(str(digits)) >= FLOAT_PRECISION_PLACES else 0
+
+
 def float_precision_decimal(a: Any, b: Any) -> bool:
     """`0.0833333333333333` for 1/12: a decimal of >= 12 places that equals the other value to its last place."""
+    import sympy
+
     for x, other in ((a, b), (b, a)):
-        places = decimal_places(x)
+        places = float_precision_places(x)
         q = int(other.q)
         while q % 2 == 0:
             q //= 2
         while q % 5 == 0:
             q //= 5
         repeating = q != 1  # 1/12 has no finite decimal; 2 or 2.5 do, so 2.000...01 is not them
-        if repeating and FLOAT_PRECISION_PLACES <= places <= 20 and abs(x - other) <= 10 ** -places:
+        if repeating and places and abs(x - other) <= sympy.Rational(1, 10**places):
             return True
     return False
 

@@ -28,40 +28,143 @@ _FAMILY_SUFFIX = re.compile(
     r"\(?([a-zA-Z])\)? ?(?:\\in ?\\mathbb ?\{?Z\}?|\\in ?\\Z\b|\\text\{ ?(?:is an|are|is any)? ?integers? ?\}|(?:is an|is any) integer)$"
     r"|(?:,|;)? ?\\text\{ ?(?:for|where) ?(?:all|any|some|every)? ?integers? ?\}? ?\(?([a-zA-Z])\)?\}?$")
 SET_BUILDER = re.compile(r"^\\\{ ?([a-zA-Z]) ?(?:\\in ?\(-\\infty, ?\\infty\) ?)?(?:\\mid|\||:) ?(.+)\\\}$")
+# class worded-constants: words for infinity and for "there is none" (the empty set of solutions)
+_INFINITY_WORDS = {"infinity", "infinite", "positive infinity", "+infinity"}
+_EMPTY_SET_WORDS = {"no solution", "no solutions", "no real solution", "no real solutions", "the empty set",
+                    "empty set", "no real roots", "no roots", "no such number", "no real numbers", "no values",
+                    "no real values", "no value", "there is no solution", "there are no solutions"}
 _REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
 _NUMBER_WORDS.update({w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)})
+# class number-words: the multipliers English numerals use ("three hundred", "two dozen", "2.5 million")
+SCALE_WORDS = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_DOZEN = {"dozen": 12}
+# class fraction-words: a count and a denominator word ("one half", "three quarters", "two-thirds")
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "hundredth": 100,
+                 "thousandth": 1000}
+_DENOMINATORS.update({w + "s": d for w, d in list(_DENOMINATORS.items()) if not w.endswith("s")})
+_NEGATIVE_WORDS = ("negative ", "minus ")
+# label words that end a worded number ("twelve apples") must be nouns, never an operation or a relation
+_NOT_A_LABEL = {"of", "more", "less", "than", "times", "per", "percent", "or", "and", "plus", "minus", "over",
+                "divided", "by", "squared", "cubed", "to", "the", "a", "an", "point", "root", "power", "degrees"}
 TIME_RE = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}))? ?(a\.?m\.?|p\.?m\.?)?$", re.IGNORECASE)
 UNIT_VECTOR = re.compile(r"\\(?:mathbf|vec|hat|boldsymbol)\{ ?\\?([ijk]|imath|jmath) ?\}")
 
 
-def number_from_words(text: str) -> int | None:
-    """`seventeen` -> 17, `twenty-one` -> 21, `three hundred five` -> 305 (English words below a million), else None."""
-    words = [w for w in re.split(r"[\s\-]+", text.lower().replace(" and ", " ")) if w]
-    if not words or len(words) > 8:
+def _cardinal(words: list[str]) -> int | None:
+    """`three hundred five` -> 305, `a dozen` -> 12, `two million` -> 2000000, else None.
+
+    Word order is checked the way English numerals are built, so `three five` or `five twenty` is not a number.
+    """
+    if not words:
         return None
-    total, current = 0, 0
-    for word in words:
-        if word in _NUMBER_WORDS:
-            current += _NUMBER_WORDS[word]
-        elif word == "hundred" and current:
-            current *= 100
-        elif word == "thousand":
-            total, current = total + max(current, 1) * 1000, 0
+    total, current, last = 0, 0, ""  # last: the kind of the previous word (unit, teen, tens, hundred, scale)
+    for index, word in enumerate(words):
+        if word in ("a", "an") and index == 0 and len(words) > 1:
+            current, last = 1, "unit"
+        elif word in _NUMBER_WORDS:
+            value = _NUMBER_WORDS[word]
+            kind = "tens" if value >= 20 else "teen" if value >= 10 else "unit"
+            if last in ("unit", "teen") or (last == "tens" and kind != "unit") or (word == "zero" and len(words) > 1):
+                return None
+            current, last = current + value, kind
+        elif word == "hundred" and current and last in ("unit", "teen"):
+            current, last = current * 100, "hundred"
+        elif word in _DOZEN and current and last not in ("dozen",):
+            current, last = current * 12, "dozen"
+        elif word in SCALE_WORDS and word != "hundred" and current:
+            if total and total < SCALE_WORDS[word] * current:
+                return None  # "two thousand three million": scales must decrease
+            total, current, last = total + current * SCALE_WORDS[word], 0, "scale"
         else:
             return None
     return total + current
+
+
+def number_from_words(text: str):
+    """An English worded number as an exact sympy Rational, else None: `seventeen`, `twenty-one`,
+    `three hundred and five`, `a dozen`, `two million`, `negative five`, `one half`, `three quarters`,
+    `two and a half`."""
+    import sympy
+
+    text = re.sub(r"\s+", " ", text.lower().strip())
+    sign = 1
+    for word in _NEGATIVE_WORDS:
+        if text.startswith(word):
+            sign, text = -1, text[len(word) :]
+            break
+    whole, fraction = text, ""
+    m = re.fullmatch(r"(.+?) and (an? [a-z\-]+|(?:one|two|three|four|five|six|seven|eight|nine)[ \-][a-z]+)", text)
+    if m and _fraction_words(m.group(2)) is not None:
+        whole, fraction = m.group(1), m.group(2)  # class mixed-number-words: "two and a half"
+    elif _fraction_words(text) is not None:
+        return sign * _fraction_words(text)
+    words = [w for w in re.split(r"[\s\-]+", whole.replace(" and ", " ")) if w]
+    if len(words) > 10:
+        return None
+    value = _cardinal(words)
+    if value is None:
+        return None
+    return sign * (sympy.Integer(value) + (_fraction_words(fraction) if fraction else 0))
+
+
+def _fraction_words(text: str):
+    """`one half`, `a third`, `three-quarters`, `half` -> the Rational, else None."""
+    import sympy
+
+    words = [w for w in re.split(r"[\s\-]+", text) if w]
+    if not words or words[-1] not in _DENOMINATORS:
+        return None
+    denominator = _DENOMINATORS[words[-1]]
+    if len(words) == 1:
+        return sympy.Rational(1, 2) if words[0] == "half" else None
+    count = _cardinal(words[:-1]) if words[:-1] not in (["a"], ["an"], ["one"]) else 1
+    if not count:
+        return None
+    return sympy.Rational(count, denominator)
+
+
+def worded_quantity(key: str):
+    """A number written with words: all words (`three hundred`), a numeral with a scale word
+    (`2.5 million`, `3 dozen`), or either followed by a short noun label (`twelve apples`); else None."""
+    import sympy
+
+    value = number_from_words(key)
+    if value is not None:
+        return value
+    m = re.fullmatch(r"([-+]?(?:\d+(?:\.\d+)?|\.\d+)) ?(hundred|thousand|million|billion|trillion|dozen)s?"
+                     r"((?: [a-z]{2,15}){0,3})", key)
+    if m and not set(m.group(3).split()) & (_NOT_A_LABEL | set(SCALE_WORDS) | set(_DOZEN)):
+        scale = SCALE_WORDS.get(m.group(2)) or _DOZEN[m.group(2)]
+        return sympy.Rational(_fast_number(m.group(1))) * scale
+    words = key.split()
+    for cut in range(len(words) - 1, 0, -1):  # the longest worded number followed by a noun label
+        label = words[cut:]
+        if len(label) > 3 or set(label) & _NOT_A_LABEL or any(
+                w in _NUMBER_WORDS or w in SCALE_WORDS or w in _DOZEN or w in _DENOMINATORS for w in label):
+            continue
+        value = number_from_words(" ".join(words[:cut]))
+        if value is not None:
+            return value
+    return None
 
 
 def text_value(key: str, source: str, policy: Policy) -> Canon:
     """A worded answer: a number word, a number with a label (`17 apples`), the real line, yes/no, or words."""
     import sympy
 
-    number = number_from_words(key)
+    number = worded_quantity(key)
     if number is not None:
-        return Canon("number", sympy.Integer(number), source)
+        return Canon("number", number, source)
+    if re.fullmatch(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+) ?(?:hundred|thousand|million|billion|trillion|dozen)s?\b.*", key):
+        raise ParseFailure(f"a scaled number with words after it: {key[:40]!r}")  # never the bare numeral
+    if key in _INFINITY_WORDS:
+        return Canon("number", sympy.oo, source)
+    if key in _EMPTY_SET_WORDS:
+        return Canon("set", (), source)
     m = re.fullmatch(r"([-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)) ?[a-z][a-z \-]{0,30}", key)
     if m and _fast_number(m.group(1).replace(",", "")) is not None:
         return Canon("number", _fast_number(m.group(1).replace(",", "")), source)

@@ -7,6 +7,7 @@ commas, `\\cup`) for kleval.verify.canonical to interpret.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from kleval.verify.policy import Policy
 
@@ -17,7 +18,9 @@ _NOISE = re.compile(
     r"|\\displaystyle|\\textstyle|\\limits|\\!|\\,|\\;|\\:|\\quad|\\qquad"
 )
 _TEXT_COMMANDS = re.compile(r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mathit|mbox|operatorname)\s*\{")
-_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree")
+# a closing brace belongs to a degree sign only when the sign opened one (`\\sin{30^\\circ}` keeps its brace)
+_DEGREE_SIGN = r"\^\s*(?:\{\s*\\circ\s*\}|\\circ)|°|\\degree(?![a-z])"
+_DEGREES = re.compile(_DEGREE_SIGN)
 _UNIT_WORDS = (
     r"(?:square|sq\.?|cubic|cu\.?)?\s*(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|inch(?:es)?|in|feet|foot|ft|"
     r"yards?|yd|miles?|mi|mph|km/h|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
@@ -163,7 +166,7 @@ def _to_24h(m: re.Match) -> str:
 # class degrees-in-trig-argument: a degree sign inside a trig function's argument is an angle, not a unit to
 # drop: `\\sin(90^\\circ - x)` is sin(pi/2 - x) == cos x, `\\cos 60^\\circ` is 1/2 (never cos of 60 radians).
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
-_DEGREE_VALUE = re.compile(r"(\d+(?:\.\d+)?|\{\d+(?:\.\d+)?\})\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree(?![a-z]))")
+_DEGREE_VALUE = re.compile(rf"(\d+(?:\.\d+)?|\{{\d+(?:\.\d+)?\}})\s*(?:{_DEGREE_SIGN})")
 
 
 def degrees_in_trig_to_radians(s: str) -> str:
@@ -201,10 +204,85 @@ def strip_member_units(s: str) -> str:
     return _MEMBER_WORD_UNIT.sub("", _MEMBER_TEXT_UNIT.sub("", s))
 
 
+# class scale-words: "2.5 million", "3\\text{ dozen}", "4 thousand dollars": a scale word after a numeral multiplies
+# it (it is never a unit to drop: gold 2.5 must not accept 2.5 million)
+_SCALED_NUMERAL = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?(?:\\(?:text|mbox|mathrm|textrm) ?\{ ?)?"
+                             r"(hundred|thousand|million|billion|trillion|dozen)s?(?![a-z])( ?\})?")
+_SCALE_POWERS = {"hundred": "10^{2}", "thousand": "10^{3}", "million": "10^{6}", "billion": "10^{9}",
+                 "trillion": "10^{12}", "dozen": "12"}
+
+
+def _scaled_numeral(m: re.Match) -> str:
+    scaled = f"{m.group(1)} \\times {_SCALE_POWERS[m.group(2)]}"
+    if "{" in m.group(0) and not m.group(3):
+        return scaled + " \\text{"  # "\\text{ million dollars}": the block goes on with a unit
+    return scaled
+
+
+# class unicode-math: models also write math with Unicode characters (√2, x², ½, 3·4, α, ≤, €5). Each is
+# rewritten to its LaTeX spelling by its Unicode character data (decomposition and name), not by a case list.
+_UNICODE_COMMANDS = {"·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ", "≤": "\\leq ", "≥": "\\geq ",
+                     "≠": "\\ne ", "∈": "\\in ", "∪": "\\cup ", "∩": "\\cap ", "∅": "\\emptyset ", "⁄": "/",
+                     "√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]", "−": "-", "∞": "\\infty ", "×": "\\times ",
+                     "⩽": "\\leq ", "⩾": "\\geq ", "∣": "|", "…": "\\ldots ", "π": "\\pi "}
+_CURRENCY_SIGNS = re.compile(r"[€£¥₹₩₽]")
+_SCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾ⁿ]+|[₀₁₂₃₄₅₆₇₈₉₊₋]+")
+# the radicand after a root sign: a braced or bracketed group, a command, or a run of digits / one letter
+_ROOT_SIGN = re.compile(r"\\sqrt(\[\d\])? ?(\{|\(|\\[a-zA-Z]+|\d+(?:\.\d+)?|[a-zA-Z])")
+
+
+def _unicode_char(ch: str) -> str:
+    if ch in _UNICODE_COMMANDS:
+        return _UNICODE_COMMANDS[ch]
+    if unicodedata.decomposition(ch).startswith("<fraction>"):  # ½ -> \frac{1}{2}
+        numerator, _, denominator = unicodedata.normalize("NFKC", ch).partition("\u2044")
+        return f"\\frac{{{numerator}}}{{{denominator}}}" if denominator else ch
+    name = unicodedata.name(ch, "")
+    if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")) and "FINAL" not in name and " WITH " not in name:
+        letter = name.rsplit(" ", 1)[1].lower()
+        return "\\" + (letter.capitalize() if "CAPITAL" in name else letter) + " "
+    return ch
+
+
+def _root_argument(s: str) -> str:
+    """`\\sqrt(x+1)` -> `\\sqrt{x+1}`, `\\sqrt3` -> `\\sqrt{3}` where a root sign was spelled out."""
+    out, at = [], 0
+    for m in _ROOT_SIGN.finditer(s):
+        if m.start() < at:
+            continue
+        out.append(s[at : m.start()] + "\\sqrt" + (m.group(1) or ""))
+        token = m.group(2)
+        if token in ("{", "("):
+            closer, depth, j = ("}" if token == "{" else ")"), 0, m.start(2)
+            while j < len(s):
+                depth += 1 if s[j] == token else -1 if s[j] == closer else 0
+                j += 1
+                if depth == 0:
+                    break
+            out.append("{" + s[m.start(2) + 1 : j - 1] + "}")
+            at = j
+        else:  # a command (`\sqrt\frac{1}{2}` keeps its own argument), digits or one letter
+            out.append(token if token.startswith("\\") else "{" + token + "}")
+            at = m.end()
+    return "".join(out) + s[at:]
+
+
+def unicode_to_latex(s: str) -> str:
+    """Unicode math as LaTeX: `2√3` -> `2\\sqrt{3}`, `x²` -> `x^{2}`, `½` -> `\\frac{1}{2}`, `α` -> `\\alpha`."""
+    if s.isascii():
+        return s
+    s = _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
+                        + unicodedata.normalize("NFKC", m.group(0)) + "}", s)
+    root_sign = any(ch in s for ch in "√∛∜")
+    s = "".join(ch if ch.isascii() else _unicode_char(ch) for ch in s)
+    return _root_argument(s) if root_sign else s
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
+    s = unicode_to_latex(s)
     if re.search(r"=[^=]*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
         s = s[: s.index("\\approx")].strip()
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
@@ -238,6 +316,8 @@ def normalize_span(span: str, policy: Policy) -> str:
     bracketed = _BRACKETED_MATRIX.match(s)  # "\left[\begin{array}..\end{array}\right]" is the matrix itself
     if bracketed:
         s = bracketed.group(1)
+    if not is_text_wrapped(s):
+        s = _SCALED_NUMERAL.sub(_scaled_numeral, s)
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
@@ -246,6 +326,10 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = _DEGREES.sub("", s)
         s = strip_member_units(s)
         s = s.replace("$", "")
+        # class currency: a currency sign or ISO code before or after the amount is its unit ("€5", "USD 5", "Rs. 5")
+        s = _CURRENCY_SIGNS.sub("", s)
+        s = re.sub(r"^(?:USD|US ?\$?|EUR|GBP|INR|JPY|CAD|AUD|Rs\.?|RMB) ?(?=[-\d.])", "", s.strip())
+        s = re.sub(r"(?<=[\d.}]) ?(?:USD|EUR|GBP|INR|JPY|CAD|AUD|RMB)$", "", s)
         if not is_text_wrapped(s):
             for _ in range(2):
                 s = _TRAILING_TEXT_BLOCK.sub("", s).strip()
@@ -301,3 +385,31 @@ def unit_of(span: str) -> str | None:
             power = power or (m.group(3) or "").replace("{", "").replace("}", "")
             return _UNIT_CANON[candidate] + power
     return None
+
+
+# class unit-conversion: two answers in different known units of one dimension ("5 cm" vs "50 mm",
+# "2 hours" vs "120 minutes") are the same quantity when their values agree after conversion. The factors
+# come from sympy.physics.units; units it does not define are built from ones it does (a week is 7 days, an
+# ounce 1/16 pound, a US gallon 231 cubic inches). Calendar units (month, year) and money never convert.
+def _unit_quantities() -> dict:
+    from sympy.physics import units as u
+
+    return {"cm": u.centimeter, "mm": u.millimeter, "km": u.kilometer, "m": u.meter, "in": u.inch, "ft": u.foot,
+            "yd": u.yard, "mi": u.mile, "s": u.second, "min": u.minute, "h": u.hour, "day": u.day,
+            "week": 7 * u.day, "g": u.gram, "kg": u.kilogram, "lb": u.pound, "oz": u.pound / 16,
+            "l": u.liter, "ml": u.milliliter, "gallon": 231 * u.inch**3, "degree": u.degree, "rad": u.radian}
+
+
+def unit_ratio(unit: str, target: str):
+    """How many `target` one `unit` is (`unit_ratio("cm", "mm")` is 10), exact; None when they do not convert."""
+    import sympy
+    from sympy.physics.units import convert_to
+
+    quantities = _unit_quantities()
+    (name, _, power), (target_name, _, target_power) = unit.partition("^"), target.partition("^")
+    if name not in quantities or target_name not in quantities or (power or "1") != (target_power or "1"):
+        return None
+    exponent = int(power or 1)
+    ratio = sympy.nsimplify(convert_to(quantities[name] ** exponent, quantities[target_name] ** exponent)
+                            / quantities[target_name] ** exponent)
+    return ratio if ratio.is_number and ratio.is_positive else None
