@@ -68,6 +68,15 @@ _SCI_RE = re.compile(r"^([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^
 _REPEATING_RE = re.compile(r"^([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
 _INT_POWER_RE = re.compile(r"^(\d+)\s*\^\s*\{?\s*(\d+)\s*\}?$")
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?$")
+# class base-n-letter-digits: `\\text{FF}_{16}` or `FF_{16}` (upper-case letters that are digits of the base)
+_TEXT_BASE_RE = re.compile(r"^\\(?:text|mathrm)\{ ?([0-9A-Za-z]+) ?\}_\{?\(?(\d{1,2})\)?\}?$")
+
+
+def _letter_digits(digits: str, base: int) -> bool:
+    """Whether `digits` (all letters) are upper-case digits valid in `base` (A=10 ... Z=35), e.g. FF in base 16."""
+    return 11 <= base <= 36 and digits.isupper() and all(int(d, 36) < base for d in digits)
+
+
 _WORDS_RE = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
 _MATRIX_RE = re.compile(r"\\begin\{[pbvBV]?matrix\}")
 _EXPONENT_RE = re.compile(r"\^\s*\{?\s*(\d+)")
@@ -301,6 +310,42 @@ def _flatten(items) -> tuple["Canon", ...]:
     return tuple(out)
 
 
+def _canon_of_set(value: Any, source: str) -> Canon:
+    """A sympy set (interval, finite set or union of them) as a Canon; ParseFailure for anything else."""
+    import sympy
+
+    if isinstance(value, sympy.Interval):
+        ends = (Canon("number" if e.is_number else "expr", e, source) for e in (value.start, value.end))
+        return Canon("seq", tuple(ends), source, ("(" if value.left_open else "[") + (")" if value.right_open else "]"))
+    if isinstance(value, sympy.FiniteSet):
+        return Canon("set", tuple(Canon("number" if m.is_number else "expr", m, source) for m in value.args), source)
+    if isinstance(value, sympy.Union):
+        return Canon("union", tuple(_canon_of_set(part, source) for part in value.args), source)
+    if value == sympy.S.EmptySet:
+        return Canon("set", (), source)
+    raise ParseFailure(f"a set difference that is not intervals and points: {value}")
+
+
+def _set_difference(s: str, policy: Policy) -> Canon:
+    """class set-difference: `(0,36) \\setminus \\{9\\}` is the set it denotes, `(0,9) \\cup (9,36)`."""
+    import sympy
+
+    from kleval.verify.compare import _as_set
+
+    left, _, right = s.partition("\\setminus")
+    sets = []
+    for part in (left, right):
+        canon = canonicalize(part.strip(), policy)
+        if canon.kind == "set" and all(m.kind == "number" for m in canon.value):
+            sets.append(sympy.FiniteSet(*(m.value for m in canon.value)))
+        else:
+            as_set = _as_set(canon)
+            if as_set is None:
+                raise ParseFailure("a set difference of something that is not a set")
+            sets.append(as_set)
+    return _canon_of_set(sympy.Complement(sets[0], sets[1]), s)
+
+
 def canonicalize(s: str, policy: Policy) -> Canon:
     """The canonical value of a normalized answer string; raises ParseFailure when there is none."""
     s = s.strip()
@@ -319,6 +364,14 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         suffix = (time.group(4) or "").replace(".", "").lower()
         seconds = f":{time.group(3)}" if time.group(3) else ""
         return Canon("text", f"{int(time.group(1))}:{time.group(2)}{seconds}{suffix}", s)
+    integer_builder = forms.INTEGER_SET_BUILDER.match(s)
+    if integer_builder:
+        return forms.integer_set(integer_builder, policy)
+    family_builder = forms.FAMILY_SET_BUILDER.match(s)
+    if family_builder:  # class set-builder-family: `\\{k\\pi \\mid k \\in \\mathbb{Z}\\}` is the family k*pi
+        as_family = forms.family(f"{family_builder.group(1)}, {family_builder.group(2)} \\in \\mathbb{{Z}}", policy)
+        if as_family is not None:
+            return as_family
     builder = forms.SET_BUILDER.match(s)
     if builder:
         return canonicalize(builder.group(2), policy)
@@ -338,6 +391,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
             return replace(canonicalize(rhs, policy), named=s, name=name)
     s = _simplify_relation_text(s)
 
+    if "\\setminus" in s and len(split_top_level(s)) == 1:
+        return _set_difference(s, policy)
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
     if len(union_parts) > 1 and all(union_parts):
         return Canon("union", tuple(canonicalize(p, policy) for p in union_parts), s)
@@ -374,8 +429,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if forms.UNIT_VECTOR.search(s):
         return forms.unit_vector_components(s)
 
-    base = _BASE_RE.match(s)
-    if base and not base.group(1).isalpha():
+    base = _BASE_RE.match(s) or _TEXT_BASE_RE.match(s)
+    if base and (not base.group(1).isalpha() or _letter_digits(base.group(1), int(base.group(2)))):
         return Canon("base", (base.group(1).upper().lstrip("0") or "0", int(base.group(2))), s)
     fast = _fast_number(s)
     if fast is not None:

@@ -17,7 +17,8 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.extract import boxes_with_positions
-from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_ratio
+from kleval.verify.normalize import (normalize_span, text_key, unicode_numbers_as_math, unicode_to_latex, unit_of,
+                                     unit_ratio)
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -78,6 +79,15 @@ def _gold_span(gold: str, policy: Policy) -> str:
         if span is not None:
             return span
     return gold
+
+
+def _worded_value(phrase: str, policy: Policy) -> bool:
+    """Whether a short phrase is a value written in words (a number or the empty set), not a remark."""
+    try:
+        canon = canonicalize(normalize_span(phrase, policy), policy)
+    except ParseFailure:
+        return False
+    return canon.kind == "number" or (canon.kind == "set" and not canon.value)
 
 
 def _find_span(completion: str, policy: Policy) -> tuple[str | None, str]:
@@ -141,6 +151,9 @@ def verify(
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
+    if not chosen.literal_only:  # class unicode-math: `−42`, `10π`, `√2` in prose are read as their LaTeX
+        # (superscripts stay: in prose they are mostly units, `70 cm²`, and the span's own normalization reads them)
+        completion = unicode_to_latex(unicode_numbers_as_math(completion or ""), scripts=False)
     span, how = _find_span(completion or "", chosen)
     if chosen.choice_letters:
         if span is None:
@@ -152,8 +165,9 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         gold_normalized, gold_canon = _canonical_gold(gold, chosen)
     except ParseFailure as exc:
         return Verdict(Status.GOLD_ERROR, span, None, None, "gold", f"gold {gold!r} does not parse: {exc}")
-    if span is not None and how == "bare-phrase" and gold_canon.kind != "text":
-        # a few words without any math ("no answer") answer only a worded gold ("even", "Evelyn")
+    if span is not None and how == "bare-phrase" and gold_canon.kind != "text" and not _worded_value(span, chosen):
+        # a few words without any math ("no answer") answer only a worded gold ("even", "Evelyn"), unless the
+        # words are a worded value (class number-words: "Twelve.", "No solution." is the empty set)
         span, how = None, f"the completion is a short phrase ({span[:40]!r}) and the gold is not worded"
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)

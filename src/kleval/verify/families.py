@@ -60,7 +60,12 @@ def as_family(c: Any, parameter: str) -> tuple[str, tuple[Any, ...]] | None:
         return None
     exprs = tuple(m.value for m in members)
     if not any(sympy.Symbol(parameter) in e.free_symbols for e in exprs):
-        return None
+        # class family-own-letter: `n\\pi` (its "where n is any integer" outside the box) against a family in
+        # k: an answer whose expressions share one free letter is a family in that letter
+        letters = set().union(*(e.free_symbols for e in exprs))
+        if len(letters) != 1:
+            return None
+        return next(iter(letters)).name, exprs
     return parameter, exprs
 
 

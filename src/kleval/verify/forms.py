@@ -33,6 +33,12 @@ _INFINITY_WORDS = {"infinity", "infinite", "positive infinity", "+infinity"}
 _EMPTY_SET_WORDS = {"no solution", "no solutions", "no real solution", "no real solutions", "the empty set",
                     "empty set", "no real roots", "no roots", "no such number", "no real numbers", "no values",
                     "no real values", "no value", "there is no solution", "there are no solutions"}
+# class set-builder-integers: `\\{n \\in \\mathbb{Z} : 1 \\le n \\le 4\\}` is the finite set {1, 2, 3, 4}
+INTEGER_SET_BUILDER = re.compile(r"^\\\{ ?([a-zA-Z]) ?\\in ?\\mathbb ?\{?([ZN])\}? ?(?:\\mid|\||:) ?(.+)\\\}$")
+FAMILY_SET_BUILDER = re.compile(r"^\\\{ ?(.+?) ?(?:\\mid|\||:) ?([a-zA-Z]) ?\\in ?\\mathbb ?\{?Z\}? ?\\\}$")
+MAX_SET_MEMBERS = 1000
+
+
 _REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -174,6 +180,27 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
     if yes_no:  # "Yes, it is possible": the answer is the yes
         return Canon("text", yes_no.group(1), source)
     return Canon("text", key, source)
+
+
+def integer_set(m: re.Match, policy: Policy) -> Canon:
+    """The integers (or naturals) satisfying a one-variable condition, as a finite set; ParseFailure when it
+    is not finite or has more than MAX_SET_MEMBERS members."""
+    import sympy
+
+    from kleval.verify.compare import _as_set
+
+    condition = canonicalize(m.group(3), policy)
+    region = _as_set(condition)
+    if region is None:
+        raise ParseFailure("a set-builder condition that is not one variable's inequality")
+    integers = sympy.S.Integers if m.group(2) == "Z" else sympy.S.Naturals0  # N: whether 0 counts is left to
+    members = sympy.Intersection(region, integers)  # the bounds, which in answers exclude or include it explicitly
+    if not members.is_finite_set or (isinstance(members, sympy.Range) and members.size > MAX_SET_MEMBERS):
+        raise ParseFailure("a set-builder set of integers that is infinite or too large to list")
+    values = list(members) if isinstance(members, (sympy.Range, sympy.FiniteSet)) else None
+    if values is None or len(values) > MAX_SET_MEMBERS:
+        raise ParseFailure("a set-builder set of integers that could not be listed")
+    return Canon("set", tuple(Canon("number", sympy.Integer(v), m.group(0)) for v in values), m.group(0))
 
 
 def family(s: str, policy: Policy) -> Canon | None:

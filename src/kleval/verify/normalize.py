@@ -212,6 +212,23 @@ _SCALE_POWERS = {"hundred": "10^{2}", "thousand": "10^{3}", "million": "10^{6}",
                  "trillion": "10^{12}", "dozen": "12"}
 
 
+_COLOURING = re.compile(r"\\(?:color|textcolor) ?\{[^{}]*\}|\\underline(?![a-zA-Z])|\\(?:hl|emph)(?![a-zA-Z])")
+# class scientific-e-notation: `1.2\text{E}{+}4`, `3\mathrm{e}-5` are the calculator notation 1.2e+4, 3e-5
+# (an upright lower-case e is Euler's number, `3\\mathrm{e}-5` is 3e - 5: it is the notation only with a braced sign)
+_E_NOTATION = re.compile(r"(\d)\s*\\(?:text|mathrm)\s*(?:\{\s*E\s*\}\s*(?:\{\s*([-+])\s*\}|([-+]))?|\{\s*e\s*\}\s*\{\s*([-+])\s*\})"
+                         r"\s*\{?\s*(\d+)\s*\}?(?![\d.])")
+
+
+def _group_end(s: str) -> int:
+    """The index of the brace that closes the one opening s (-1 when it never closes)."""
+    depth = 0
+    for i, ch in enumerate(s):
+        depth += 1 if ch == "{" else -1 if ch == "}" else 0
+        if depth == 0:
+            return i
+    return -1
+
+
 def _scaled_numeral(m: re.Match) -> str:
     scaled = f"{m.group(1)} \\times {_SCALE_POWERS[m.group(2)]}"
     if "{" in m.group(0) and not m.group(3):
@@ -224,7 +241,9 @@ def _scaled_numeral(m: re.Match) -> str:
 _UNICODE_COMMANDS = {"·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ", "≤": "\\leq ", "≥": "\\geq ",
                      "≠": "\\ne ", "∈": "\\in ", "∪": "\\cup ", "∩": "\\cap ", "∅": "\\emptyset ", "⁄": "/",
                      "√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]", "−": "-", "∞": "\\infty ", "×": "\\times ",
-                     "⩽": "\\leq ", "⩾": "\\geq ", "∣": "|", "…": "\\ldots ", "π": "\\pi "}
+                     "⩽": "\\leq ", "⩾": "\\geq ", "ℤ": "\\mathbb{Z}", "ℕ": "\\mathbb{N}", "∣": "|", "…": "\\ldots ", "π": "\\pi "}
+# a figure dash or en dash right before a number is a minus sign (`‒3`, `–0.25`); between words it is prose
+_DASH_MINUS = re.compile(r"(?<![\w)])[‒–](?= ?[\d.])")
 _CURRENCY_SIGNS = re.compile(r"[€£¥₹₩₽]")
 _SCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾ⁿ]+|[₀₁₂₃₄₅₆₇₈₉₊₋]+")
 # the radicand after a root sign: a braced or bracketed group, a command, or a run of digits / one letter
@@ -267,15 +286,47 @@ def _root_argument(s: str) -> str:
     return "".join(out) + s[at:]
 
 
-def unicode_to_latex(s: str) -> str:
+# a number written with π or a root sign in prose ("the circumference is 10π cm", "the answer is √2"): the whole
+# token is one math value, so it is set as inline math before the answer grammar reads the prose
+_PROSE_UNICODE_NUMBER = re.compile(r"(?<![\w$\\/^.])(-?(?:\d+(?:\.\d+)?)?(?:π|[√∛∜](?:\d+(?:\.\d+)?|\([^()\n]{1,40}\)|[a-z])"
+                                   r"(?![a-zA-Z]))+(?:/\d+)?)(?![\w^²³])")
+
+
+def unicode_numbers_as_math(text: str) -> str:
+    """`10π` -> `$10\\pi$`, `√2` -> `$\\sqrt{2}$` outside `$...$` in a completion's prose (unchanged when all ASCII)."""
+    if text.isascii() or not any(ch in text for ch in "π√∛∜"):
+        return text
+    out, at = [], 0
+    for m in _PROSE_UNICODE_NUMBER.finditer(text):
+        if text.count("$", 0, m.start()) % 2:
+            continue  # already inside inline math
+        out.append(text[at : m.start()] + "$" + unicode_to_latex(m.group(1)).strip() + "$")
+        at = m.end()
+    return "".join(out) + text[at:]
+
+
+def unicode_to_latex(s: str, scripts: bool = True) -> str:
     """Unicode math as LaTeX: `2√3` -> `2\\sqrt{3}`, `x²` -> `x^{2}`, `½` -> `\\frac{1}{2}`, `α` -> `\\alpha`."""
     if s.isascii():
         return s
-    s = _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
+    s = _DASH_MINUS.sub("-", s)
+    s = s if not scripts else _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
                         + unicodedata.normalize("NFKC", m.group(0)) + "}", s)
     root_sign = any(ch in s for ch in "√∛∜")
     s = "".join(ch if ch.isascii() else _unicode_char(ch) for ch in s)
     return _root_argument(s) if root_sign else s
+
+
+# class mixed-numbers: a whole answer "2 2/3" written in plain text is the mixed number 2 + 2/3 when the
+# fraction is proper (numerator below denominator); "4 10/3" is no mixed number and stays as written.
+_PLAIN_MIXED = re.compile(r"^([-+]?)(\d+) (\d+) ?/ ?(\d+)$")
+
+
+def _plain_mixed(m: re.Match) -> str:
+    numerator, denominator = int(m.group(3)), int(m.group(4))
+    if not 0 < numerator < denominator:
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}\\frac{{{numerator}}}{{{denominator}}}"
 
 
 def normalize_span(span: str, policy: Policy) -> str:
@@ -294,9 +345,13 @@ def normalize_span(span: str, policy: Policy) -> str:
     # class grouped-number-in-braces: "\mathrm{1,000}" or "{1,000}" inside a fraction is one number
     s = re.sub(r"\\(?:mathrm|text|mbox)\{ ?(\d{1,3}(?:,\d{3})+) ?\}", lambda m: m.group(1).replace(",", ""), s)
     s = _plain_math(s)
+    s = _E_NOTATION.sub(lambda m: f"{m.group(1)}e{m.group(2) or m.group(3) or m.group(4) or ''}{m.group(5)}", s)
     s = _UPRIGHT_CONSTANT.sub(lambda m: m.group(1), s)
     for _ in range(2):
         s = _STYLED_MATH.sub(lambda m: m.group(1) if re.search(r"[\d\\]", m.group(1)) else m.group(0), s)
+    s = _COLOURING.sub("", s)  # class styling: colour and underline change the look of an answer, never its value
+    while s.startswith("{") and s.endswith("}") and _group_end(s) == len(s) - 1:
+        s = s[1:-1].strip()  # `{\frac{9}{4}}`: a brace group around the whole answer only groups
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = s.replace("{,}", ",").replace("\\varnothing", "\\emptyset").replace("\\lbrace", "\\{")
     s = s.replace("\\rbrace", "\\}").replace("\\lbrack", "[").replace("\\rbrack", "]")
@@ -318,6 +373,7 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = bracketed.group(1)
     if not is_text_wrapped(s):
         s = _SCALED_NUMERAL.sub(_scaled_numeral, s)
+    s = _PLAIN_MIXED.sub(_plain_mixed, s)
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
         s = _PERCENT_WORD.sub("%", s.strip())
@@ -328,7 +384,8 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = s.replace("$", "")
         # class currency: a currency sign or ISO code before or after the amount is its unit ("€5", "USD 5", "Rs. 5")
         s = _CURRENCY_SIGNS.sub("", s)
-        s = re.sub(r"^(?:USD|US ?\$?|EUR|GBP|INR|JPY|CAD|AUD|Rs\.?|RMB) ?(?=[-\d.])", "", s.strip())
+        s = re.sub(r"^(?:\\(?:text|mathrm|mbox) ?\{ ?)?(?:USD|US ?\$?|EUR|GBP|INR|JPY|CAD|AUD|Rs\.?|RMB) ?\}? ?(?=[-\d.])",
+                   "", s.strip())
         s = re.sub(r"(?<=[\d.}]) ?(?:USD|EUR|GBP|INR|JPY|CAD|AUD|RMB)$", "", s)
         if not is_text_wrapped(s):
             for _ in range(2):
