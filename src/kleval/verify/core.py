@@ -17,8 +17,14 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.extract import boxes_with_positions
-from kleval.verify.normalize import (normalize_span, text_key, unicode_numbers_as_math, unicode_to_latex, unit_of,
-                                     unit_ratio)
+from kleval.verify.normalize import (
+    normalize_span,
+    text_key,
+    unicode_numbers_as_math,
+    unicode_to_latex,
+    unit_of,
+    unit_ratio,
+)
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
