@@ -102,6 +102,9 @@ def number_from_words(text: str):
         if text.startswith(word):
             sign, text = -1, text[len(word) :]
             break
+    scaled = re.fullmatch(r"(.+?) (?:of )?an? (dozen|hundred|thousand|million|billion)", text)
+    if scaled and _fraction_words(scaled.group(1)) is not None:  # "half a dozen", "a quarter of a million"
+        return sign * _fraction_words(scaled.group(1)) * (SCALE_WORDS.get(scaled.group(2)) or _DOZEN[scaled.group(2)])
     whole, fraction = text, ""
     m = re.fullmatch(r"(.+?) and (an? [a-z\-]+|(?:one|two|three|four|five|six|seven|eight|nine)[ \-][a-z]+)", text)
     if m and _fraction_words(m.group(2)) is not None:
@@ -163,6 +166,9 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
     import sympy
 
     number = worded_quantity(key)
+    if number is None:  # class percent-words: "twenty-five percent" is 25 with a percent sign (25\\%)
+        percent = re.fullmatch(r"(.+?) ?(?:percent|per cent|%)", key)
+        number = number_from_words(percent.group(1)) if percent else None
     if number is not None:
         return Canon("number", number, source)
     if re.fullmatch(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+) ?(?:hundred|thousand|million|billion|trillion|dozen)s?\b.*", key):

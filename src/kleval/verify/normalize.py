@@ -313,7 +313,8 @@ def unicode_to_latex(s: str, scripts: bool = True) -> str:
     s = s if not scripts else _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
                         + unicodedata.normalize("NFKC", m.group(0)) + "}", s)
     root_sign = any(ch in s for ch in "√∛∜")
-    s = "".join(ch if ch.isascii() else _unicode_char(ch) for ch in s)
+    # in prose (scripts=False) an ellipsis is a pause ("so 24… wait"), not `\ldots`
+    s = "".join(ch if ch.isascii() or (not scripts and ch == "…") else _unicode_char(ch) for ch in s)
     return _root_argument(s) if root_sign else s
 
 
@@ -350,8 +351,8 @@ def normalize_span(span: str, policy: Policy) -> str:
     for _ in range(2):
         s = _STYLED_MATH.sub(lambda m: m.group(1) if re.search(r"[\d\\]", m.group(1)) else m.group(0), s)
     s = _COLOURING.sub("", s)  # class styling: colour and underline change the look of an answer, never its value
-    while s.startswith("{") and s.endswith("}") and _group_end(s) == len(s) - 1:
-        s = s[1:-1].strip()  # `{\frac{9}{4}}`: a brace group around the whole answer only groups
+    while s.startswith("{") and s.endswith("}") and _group_end(s) == len(s) - 1 and "," not in s:
+        s = s[1:-1].strip()  # `{\frac{9}{4}}`: a brace group around one value only groups (`{1,2}` may be a set)
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = s.replace("{,}", ",").replace("\\varnothing", "\\emptyset").replace("\\lbrace", "\\{")
     s = s.replace("\\rbrace", "\\}").replace("\\lbrack", "[").replace("\\rbrack", "]")
