@@ -380,6 +380,7 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = _PERCENT_WORD.sub("%", s.strip())
     s = degrees_in_trig_to_radians(s)
     if policy.strip_units:
+        s = compound_quantity(s)
         s = _DEGREES.sub("", s)
         s = strip_member_units(s)
         s = s.replace("$", "")
@@ -471,3 +472,33 @@ def unit_ratio(unit: str, target: str):
     ratio = sympy.nsimplify(convert_to(quantities[name] ** exponent, quantities[target_name] ** exponent)
                             / quantities[target_name] ** exponent)
     return ratio if ratio.is_number and ratio.is_positive else None
+
+
+_COMPOUND = re.compile(r"^(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?,? (?:and )?(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?$")
+
+
+def _unit_word(word: str) -> str | None:
+    word = word.lower()
+    for candidate in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+        if candidate in _UNIT_CANON:
+            return _UNIT_CANON[candidate]
+    return None
+
+
+def compound_quantity(s: str) -> str:
+    """class compound-quantity: `1 \\text{ hour } 30 \\text{ minutes}`, `5 ft 6 in` is one quantity in its last
+    unit (`90 minutes`, `66 in`) when the first unit is a larger unit of the same dimension; unchanged otherwise."""
+    if not re.search(r"\d.*[A-Za-z].*\d", s):
+        return s
+    plain = _SPACES.sub(" ", re.sub(r"\\(?:text|mathrm|mbox|textrm) ?\{|\}", " ", s)).strip()
+    m = _COMPOUND.match(plain)
+    if not m:
+        return s
+    big, small = _unit_word(m.group(2)), _unit_word(m.group(4))
+    ratio = unit_ratio(big, small) if big and small else None
+    if ratio is None or ratio <= 1:
+        return s
+    import sympy
+
+    total = sympy.Rational(m.group(1)) * ratio + sympy.Rational(m.group(3))
+    return f"{total} \\text{{ {m.group(4)}}}"
