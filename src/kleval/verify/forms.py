@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.canonical import Canon, ParseFailure, _exactify, _fast_number, _latex_to_sympy, canonicalize
+from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.policy import Policy
 
 def expand_pm(s: str, limit: int = 3) -> list[str]:
@@ -48,10 +49,7 @@ _NUMBER_WORDS.update({w: 10 * i for i, w in enumerate("twenty thirty forty fifty
 SCALE_WORDS = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _DOZEN = {"dozen": 12}
 # class fraction-words: a count and a denominator word ("one half", "three quarters", "two-thirds")
-_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
-                 "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "hundredth": 100,
-                 "thousandth": 1000}
-_DENOMINATORS.update({w + "s": d for w, d in list(_DENOMINATORS.items()) if not w.endswith("s")})
+_DENOMINATORS = DENOMINATOR_WORDS
 _NEGATIVE_WORDS = ("negative ", "minus ")
 # label words that end a worded number ("twelve apples") must be nouns, never an operation or a relation
 _NOT_A_LABEL = {"of", "more", "less", "than", "times", "per", "percent", "or", "and", "plus", "minus", "over",
@@ -149,6 +147,9 @@ def worded_quantity(key: str):
     if m and not set(m.group(3).split()) & (_NOT_A_LABEL | set(SCALE_WORDS) | set(_DOZEN)):
         scale = SCALE_WORDS.get(m.group(2)) or _DOZEN[m.group(2)]
         return sympy.Rational(_fast_number(m.group(1))) * scale
+    m = re.fullmatch(r"(\d+) ?([a-z]+)", key)
+    if m and m.group(2) in _DENOMINATORS:  # class fraction-words: "3 fifths", "1 thousandth"
+        return sympy.Rational(int(m.group(1)), _DENOMINATORS[m.group(2)])
     words = key.split()
     for cut in range(len(words) - 1, 0, -1):  # the longest worded number followed by a noun label
         label = words[cut:]

@@ -208,6 +208,21 @@ def strip_member_units(s: str) -> str:
 # it (it is never a unit to drop: gold 2.5 must not accept 2.5 million)
 _SCALED_NUMERAL = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?(?:\\(?:text|mbox|mathrm|textrm) ?\{ ?)?"
                              r"(hundred|thousand|million|billion|trillion|dozen)s?(?![a-z])( ?\})?")
+# the denominator words of English fractions ("three quarters", "two-thirds"; forms.py reads worded fractions)
+DENOMINATOR_WORDS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6,
+                     "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "hundredth": 100,
+                     "thousandth": 1000}
+DENOMINATOR_WORDS.update({w + "s": d for w, d in list(DENOMINATOR_WORDS.items()) if not w.endswith("s")})
+# class fraction-words after a numeral: "3 fifths", "1\\text{ thousandth}" is a fraction (never the bare numeral)
+_NUMERAL_DENOMINATOR = re.compile(r"(?<![\w.])(\d+) ?(?:\\(?:text|mbox|mathrm|textrm) ?\{ ?)?([a-z]+)( ?\})?(?![\w{])")
+
+
+def _numeral_denominator(m: re.Match) -> str:
+    if m.group(2) not in DENOMINATOR_WORDS or ("{" in m.group(0)) != bool(m.group(3)):
+        return m.group(0)
+    return f"\\frac{{{m.group(1)}}}{{{DENOMINATOR_WORDS[m.group(2)]}}}"
+
+
 _SCALE_POWERS = {"hundred": "10^{2}", "thousand": "10^{3}", "million": "10^{6}", "billion": "10^{9}",
                  "trillion": "10^{12}", "dozen": "12"}
 
@@ -374,6 +389,7 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = bracketed.group(1)
     if not is_text_wrapped(s):
         s = _SCALED_NUMERAL.sub(_scaled_numeral, s)
+        s = _NUMERAL_DENOMINATOR.sub(_numeral_denominator, s)
     s = _PLAIN_MIXED.sub(_plain_mixed, s)
     s = repeating_from_ellipsis(s.strip())
     if policy.percent_equals_number:
