@@ -17,14 +17,7 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.extract import boxes_with_positions
-from kleval.verify.normalize import (
-    normalize_span,
-    text_key,
-    unicode_numbers_as_math,
-    unicode_to_latex,
-    unit_of,
-    unit_ratio,
-)
+from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_ratio
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -157,9 +150,6 @@ def verify(
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
-    if not chosen.literal_only:  # class unicode-math: `−42`, `10π`, `√2` in prose are read as their LaTeX
-        # (superscripts stay: in prose they are mostly units, `70 cm²`, and the span's own normalization reads them)
-        completion = unicode_to_latex(unicode_numbers_as_math(completion or ""), scripts=False)
     span, how = _find_span(completion or "", chosen)
     if chosen.choice_letters:
         if span is None:

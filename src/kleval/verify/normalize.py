@@ -301,35 +301,15 @@ def _root_argument(s: str) -> str:
     return "".join(out) + s[at:]
 
 
-# a number written with π or a root sign in prose ("the circumference is 10π cm", "the answer is √2"): the whole
-# token is one math value, so it is set as inline math before the answer grammar reads the prose
-_PROSE_UNICODE_NUMBER = re.compile(r"(?<![\w$\\/^.])(-?(?:\d+(?:\.\d+)?)?(?:π|[√∛∜](?:\d+(?:\.\d+)?|\([^()\n]{1,40}\)|[a-z])"
-                                   r"(?![a-zA-Z]))+(?:/\d+)?)(?![\w^²³])")
-
-
-def unicode_numbers_as_math(text: str) -> str:
-    """`10π` -> `$10\\pi$`, `√2` -> `$\\sqrt{2}$` outside `$...$` in a completion's prose (unchanged when all ASCII)."""
-    if text.isascii() or not any(ch in text for ch in "π√∛∜"):
-        return text
-    out, at = [], 0
-    for m in _PROSE_UNICODE_NUMBER.finditer(text):
-        if text.count("$", 0, m.start()) % 2:
-            continue  # already inside inline math
-        out.append(text[at : m.start()] + "$" + unicode_to_latex(m.group(1)).strip() + "$")
-        at = m.end()
-    return "".join(out) + text[at:]
-
-
-def unicode_to_latex(s: str, scripts: bool = True) -> str:
+def unicode_to_latex(s: str) -> str:
     """Unicode math as LaTeX: `2√3` -> `2\\sqrt{3}`, `x²` -> `x^{2}`, `½` -> `\\frac{1}{2}`, `α` -> `\\alpha`."""
     if s.isascii():
         return s
     s = _DASH_MINUS.sub("-", s)
-    s = s if not scripts else _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
+    s = _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
                         + unicodedata.normalize("NFKC", m.group(0)) + "}", s)
     root_sign = any(ch in s for ch in "√∛∜")
-    # in prose (scripts=False) an ellipsis is a pause ("so 24… wait"), not `\ldots`
-    s = "".join(ch if ch.isascii() or (not scripts and ch == "…") else _unicode_char(ch) for ch in s)
+    s = "".join(ch if ch.isascii() else _unicode_char(ch) for ch in s)
     return _root_argument(s) if root_sign else s
 
 
