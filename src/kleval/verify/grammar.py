@@ -19,8 +19,22 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from kleval.verify.extract import (boxes_with_positions, clean_span, compact_whitespace, gsm8k_final,
-                                   last_number, math_blocks, math_safe_tail)
+from kleval.verify.commitment import (
+    RETRACTION,
+    confirms,
+    cut_off_in_statement,
+    is_aside,
+    unclosed_think,
+)
+from kleval.verify.extract import (
+    boxes_with_positions,
+    clean_span,
+    compact_whitespace,
+    gsm8k_final,
+    last_number,
+    math_blocks,
+    math_safe_tail,
+)
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -33,6 +47,7 @@ class Statement:
     span: str
     how: str
     start: int
+    end: int = -1  # where the statement ends in the region (-1: unknown, it closes the text)
 
 
 _CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
@@ -45,6 +60,8 @@ def answer_region(text: str) -> str:
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
+    if unclosed_think(text):  # class think-unclosed: the reasoning never ended, nothing in it is the answer
+        return text[: text.rfind("<think>")]
     end = text.rfind("</think>")
     if end != -1 and text[end + 8 :].strip():
         return text[end + 8 :]
@@ -85,7 +102,7 @@ def last_box_group(region: str) -> Statement | None:
             break
         group.insert(0, previous)
     spans = [_named_box(region, start, content) for start, _, content in group]
-    return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0])
+    return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0], group[-1][1])
 
 
 # class multi-part-boxes: a question with several parts ((a), (b), max and min) boxes one answer per part,
@@ -111,9 +128,9 @@ def part_boxes(text: str, parts: int) -> str | None:
         return None
     for left, right in itertools.pairwise(chosen):
         gap = region[left[1] : right[0]]
-        if len(gap) > PART_GAP_CHARS or _RETRACTION.search(gap):
+        if len(gap) > PART_GAP_CHARS or RETRACTION.search(gap):
             return None
-    if _RETRACTION.search(region[chosen[-1][1] :]):
+    if RETRACTION.search(region[chosen[-1][1] :]):
         return None
     return ", ".join(_named_box(region, start, content) for start, _, content in chosen)
 
@@ -225,14 +242,8 @@ def last_answer_phrase(region: str) -> Statement | None:
         value = _phrase_value(tail[m.end() :])
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
-        return Statement(value, "answer-phrase", offset + m.start()) if value else None
+        return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
     return None
-
-
-def ends_in_answer_phrase(region: str) -> bool:
-    """Whether the last answer phrase has nothing after it: the output was cut off before its answer."""
-    tail = region[-200:].rstrip(" \t\n.;,!*$\\([")
-    return bool(re.search(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", tail, re.IGNORECASE))
 
 
 _A_LINE = re.compile(r"(?:^|\n) ?(?:A|Ans)[:.] ?(\S[^\n]{0,200})")
@@ -281,7 +292,7 @@ def marker_statement(region: str) -> Statement | None:
 
 # --- conclusions ----------------------------------------------------------------------------
 
-_CONCLUDING = re.compile(r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently|Conclusion)\b",
+_CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently|Conclusion)\b",
                          re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
@@ -300,6 +311,15 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|(?<=\$\$) (
 
 def _sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def _outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
+    """The text of `s` with its math blocks blanked out."""
+    pieces, at = [], 0
+    for start, end, _ in blocks:
+        pieces.append(s[at:start])
+        at = end
+    return " ".join([*pieces, s[at:]])
 
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
@@ -326,7 +346,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
                 and not _TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
-        outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
+        outside = _outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
         numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
         if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
             return blocks[0][2]
@@ -349,7 +369,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
-    r"|in which|at which|with)\b"
+    r"|in which|at which|with|not)\b"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
     r"|derived|found|claimed|stated))\b", re.IGNORECASE)
 # class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
@@ -404,12 +424,6 @@ _SUBJECT_VALUE = re.compile(
 # total of 10"): the subject is then not the answer
 _STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
                              r"|which|equals?|is|are)\b|=", re.IGNORECASE)
-# class verification-line: a closing check of the answer ("Check: 42 / 7 = 6.") restates numbers, it is not
-# the answer; the line before it is read instead
-_CHECK_LINE = re.compile(r"^\W{0,4}(?:check(?:ing)?|verif(?:y|ication|ying)|double[- ]check|sanity check)\b",
-                         re.IGNORECASE)
-
-
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -438,21 +452,34 @@ def _is_closing_remark(sentence: str) -> bool:
     return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
 
 
-def conclusion(region: str) -> Statement | None:
-    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value."""
-    tail = math_safe_tail(region.rstrip(), 800)
-    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
-    if not paragraphs:
-        return None
-    paragraph = paragraphs[-1]
-    offset = len(region) - len(tail) + tail.rfind(paragraph)
+def _committed_sentences(paragraph: str) -> list[str]:
+    """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
     # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
     paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
     sentences = _sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
-    while len(sentences) > 1 and _CHECK_LINE.match(sentences[-1]):
-        sentences.pop()  # class verification-line
+    while sentences and is_aside(sentences[-1]):
+        sentences.pop()  # class verification-line, class aside-after-answer
+    return sentences
+
+
+def conclusion(region: str) -> Statement | None:
+    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value. A final
+    paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it."""
+    tail = math_safe_tail(region.rstrip(), 1600)
+    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    paragraph, sentences = paragraphs[-1], _committed_sentences(paragraphs[-1])
+    for earlier in reversed(paragraphs[-3:-1]):
+        if sentences:
+            break
+        paragraph, sentences = earlier, _committed_sentences(earlier)
+    if not sentences:  # nothing but asides: the last one is read as before (a lone "Check: 7 x 6 = 42" line)
+        paragraph = paragraphs[-1]
+        sentences = _sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
+    offset = len(region) - len(tail) + tail.rfind(paragraph)
     final = len(sentences) - 1
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
             and _sentence_value(sentences[final], False)[0] is None:
@@ -461,6 +488,8 @@ def conclusion(region: str) -> Statement | None:
         sentence = sentences[index]
         concluding = bool(_CONCLUDING.match(sentence))
         if not concluding and index != final:
+            if RETRACTION.search(sentence):
+                break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
             continue
         if _HEDGED.search(sentence):
             break  # class hedged-statement: the closing candidate is doubted, no earlier one is read instead
@@ -471,6 +500,8 @@ def conclusion(region: str) -> Statement | None:
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
+        if RETRACTION.search(sentence):
+            break
     return None
 
 
@@ -521,31 +552,50 @@ def bare_answer(region: str) -> Statement | None:
 # class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
 _TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$"
                             r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
-_RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
-                         re.IGNORECASE)
+
+
+def _valueish(span: str) -> bool:
+    return bool(re.search(r"\d|\\", span))
+
+
+def _after_retraction(region: str, statement: Statement) -> Statement | None:
+    """What a completion commits to after retracting `statement`: the later conclusion, the statement itself
+    when the recheck ends by confirming it, or an empty statement (no answer) when neither."""
+    after = region[statement.end :] if statement.end >= 0 else ""
+    later = conclusion(after)
+    closing = " ".join(_sentences(after.rstrip()[-400:])[-2:])
+    restates = later is not None and later.span.replace(" ", "") in statement.span.replace(" ", "")
+    if later is not None and (_valueish(later.span) or not _valueish(statement.span)) \
+            and not (confirms(closing) and restates):
+        return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
+    if confirms(closing):  # class confirmed-statement: "Wait, let me double-check ... Yes, that matches."
+        return statement
+    return Statement("", f"retracted-{statement.how}", statement.end)
 
 
 def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     region = answer_region(text)
+    if not region.strip() and unclosed_think(compact_whitespace(text)):
+        return None, "the completion stops inside <think> (truncated reasoning); no final answer"
+    cut_off = cut_off_in_statement(region)
+    if cut_off:  # class truncated-statement: an earlier box is not what a cut-off final statement commits to
+        return None, cut_off
     box = last_box_group(region)
-    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region),
-                              answer_tag(region)) if s]
+    phrase = last_answer_phrase(region)
+    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
-        if last is not box and box is not None and not re.search(r"\d|\\", last.span):
+        if last is not box and box is not None and not _valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last is box:
-            after = region[box.start :]
-            if _RETRACTION.search(after):  # "\boxed{20}? Wait, ... Therefore, the total is 24."
-                later = conclusion(after[after.find("}") + 1 :])
-                if later is not None:
-                    return later.span, f"{later.how} (after a retracted box)"
+        if last.end >= 0 and RETRACTION.search(region[last.end :]):
+            # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
+            last = _after_retraction(region, last)
+            if not last.span:
+                return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
         return last.span, last.how
-    if ends_in_answer_phrase(region):
-        return None, "the text ends in an answer phrase with nothing after it (truncated)"
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
@@ -604,7 +654,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
-    while len(lines) > 1 and _CHECK_LINE.match(lines[-1]):
+    while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
