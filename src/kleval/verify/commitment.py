@@ -26,8 +26,10 @@ RETRACTION = re.compile(
 
 # class confirmed-statement: a recheck that ends by affirming the earlier statement keeps it
 # ("Wait, let me double-check: 7 x 6 = 42, which matches. Yes, the answer is correct.")
-CONFIRMATION = re.compile(r"\b(?:correct|confirm(?:s|ed)?|matches|consistent|checks out|verified|holds|is right"
-                          r"|indeed|as expected)\b|[✓✔]", re.IGNORECASE)
+# ("correct" only as a predicate: "The correct count is 44" states a new value, it confirms nothing)
+CONFIRMATION = re.compile(r"\b(?:is|was|be|are|looks|seems) (?:indeed |also |still )?(?:correct|right|consistent|valid)\b"
+                          r"|\b(?:confirm(?:s|ed)?|matches|checks out|verified|holds|as expected)\b|^\W*(?:correct|yes)\b"
+                          r"|[✓✔]", re.IGNORECASE)
 _DENIAL = re.compile(r"\b(?:not|isn't|doesn't|don't|never|no longer)\b[^.!?]{0,30}"
                      r"\b(?:correct|confirm|match|consistent|check|verif|hold|right)"
                      r"|\bincorrect\b|\binconsistent\b", re.IGNORECASE)

@@ -54,8 +54,8 @@ _CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|st
 
 
 def answer_region(text: str) -> str:
-    """The part of a completion that can hold its final answer: after the last `</think>` when
-    anything follows it (a box inside the thinking is a guess, not the answer)."""
+    """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
+    the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     text = compact_whitespace(text)
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
@@ -63,9 +63,9 @@ def answer_region(text: str) -> str:
     if unclosed_think(text):  # class think-unclosed: the reasoning never ended, nothing in it is the answer
         return text[: text.rfind("<think>")]
     end = text.rfind("</think>")
-    if end != -1 and text[end + 8 :].strip():
-        return text[end + 8 :]
-    return text[:end] if end != -1 else text
+    # class think-box: what follows `</think>` is the answer section; when nothing follows it, the completion
+    # stopped before writing one, and a box inside the thinking is still only a guess
+    return text[end + 8 :] if end != -1 else text
 
 
 # --- boxes ----------------------------------------------------------------------------------
@@ -91,9 +91,14 @@ def _named_box(region: str, start: int, content: str) -> str:
     return f"{m.group(1)} = {content.strip()}" if m else content.strip()
 
 
+def _asked(region: str, end: int) -> bool:
+    """class question-box: a box followed by a question mark is asked, not stated ("Maybe \\boxed{12}?")."""
+    return region[end : end + 6].lstrip(" $)\\").startswith("?")
+
+
 def last_box_group(region: str) -> Statement | None:
-    """The last box, joined with the boxes right before it into one list answer."""
-    boxes = boxes_with_positions(region)
+    """The last stated box, joined with the boxes right before it into one list answer."""
+    boxes = [box for box in boxes_with_positions(region) if not _asked(region, box[1])]
     if not boxes:
         return None
     group = [boxes[-1]]
@@ -257,7 +262,8 @@ def closing_a_line(region: str) -> Statement | None:
         m = _A_LINE.match("\n" + line)
         if m:
             value = joined_math(m.group(1), from_start=True) or clean_span(m.group(1))
-            return Statement(value, "A:-line", len(region) - len(tail) + tail.rfind(line)) if value else None
+            start = len(region) - len(tail) + tail.rfind(line)
+            return Statement(value, "A:-line", start, start + len(line)) if value else None
     return None
 
 
@@ -287,7 +293,11 @@ def answer_tag(region: str) -> Statement | None:
 
 def marker_statement(region: str) -> Statement | None:
     value = gsm8k_final(region[-WINDOW:])
-    return Statement(value, "####", region.rfind("####")) if value else None
+    if not value:
+        return None
+    start = region.rfind("####")
+    line_end = region.find("\n", start)
+    return Statement(value, "####", start, line_end if line_end != -1 else len(region))
 
 
 # --- conclusions ----------------------------------------------------------------------------
@@ -297,7 +307,7 @@ _CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
 _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
-                            rf"|measures|totals|lands on|falls on)"
+                            rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
@@ -369,12 +379,18 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
-    r"|in which|at which|with|not)\b"
+    r"|in which|at which|with|not|namely|i\.e\.|that is|specifically|e\.g\.|for example)\b"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
     r"|derived|found|claimed|stated))\b", re.IGNORECASE)
 # class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
 # fraction .72 of its value.", "..., so she has 7 apples left, which is ...").
 _CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b,? ?", re.IGNORECASE)
+
+
+# class prose-tail: a trailing comma phrase with no value of its own cannot state the answer, the value before
+# it does ("the probability is $\\frac{5}{12}$, slightly less than one half", "= 24$ in all, counting each pair
+# once"): a comma followed by two or more words and no digit or math up to the sentence end.
+_PROSE_TAIL = re.compile(r", (?=[A-Za-z][A-Za-z'\-]* [A-Za-z][^\d$\\]*$)")
 
 
 def _math_balanced(head: str) -> bool:
@@ -386,13 +402,16 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     whole = _value_ending(s, concluding)
     if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
         return whole
-    for m in _TRAILING_CLAUSE.finditer(s):  # a word ending the trailing clause ("when $y$ is minimal") is not it
+    clauses = list(_TRAILING_CLAUSE.finditer(s)) + list(_PROSE_TAIL.finditer(s))
+    for m in clauses:  # a word ending the trailing clause ("when $y$ is minimal") is not it
         head = s[: m.start()]
         if re.search(r"\d|\$|\\\(", head) and _math_balanced(head):
             value = _value_ending(head, concluding)
             if value:
                 return value
-    return whole
+    # class word-in-trailing-clause: "There are 14 squares ..., because each corner ... is excluded" does not
+    # answer "excluded"; the word ends a clause that qualifies the main one
+    return None if clauses and whole else whole
 
 
 # class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
@@ -424,6 +443,12 @@ _SUBJECT_VALUE = re.compile(
 # total of 10"): the subject is then not the answer
 _STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
                              r"|which|equals?|is|are)\b|=", re.IGNORECASE)
+# a later clause that states a value of its own ("Thus 2 pairs were counted twice, giving a total of 10"): the
+# main clause's number is then not the answer
+_RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|so|thus|hence|therefore|which|for a total"
+                       r"|totaling|totalling)\b|\btotal\b|=|\b(?:equals?|is|are|was|were)\b", re.IGNORECASE)
+
+
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -440,7 +465,13 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
                 return clean_span(value), True
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
     if clauses:
-        return _main_clause_value(s[clauses[-1].end() :], True), True
+        value = _main_clause_value(s[clauses[-1].end() :], True)
+        if value:
+            return value, True
+    if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
+        main = main_clause_number(s)
+        if main and not _is_bound(s, main) and not _RESTATES.search(s[s.find(main) + len(main) :]):
+            return main, True
     return None, concluding
 
 
@@ -562,14 +593,12 @@ def _after_retraction(region: str, statement: Statement) -> Statement | None:
     """What a completion commits to after retracting `statement`: the later conclusion, the statement itself
     when the recheck ends by confirming it, or an empty statement (no answer) when neither."""
     after = region[statement.end :] if statement.end >= 0 else ""
-    later = conclusion(after)
     closing = " ".join(_sentences(after.rstrip()[-400:])[-2:])
-    restates = later is not None and later.span.replace(" ", "") in statement.span.replace(" ", "")
-    if later is not None and (_valueish(later.span) or not _valueish(statement.span)) \
-            and not (confirms(closing) and restates):
-        return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
     if confirms(closing):  # class confirmed-statement: "Wait, let me double-check ... Yes, that matches."
         return statement
+    later = conclusion(after)
+    if later is not None and (_valueish(later.span) or not _valueish(statement.span)):
+        return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
     return Statement("", f"retracted-{statement.how}", statement.end)
 
 
@@ -578,6 +607,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     region = answer_region(text)
     if not region.strip() and unclosed_think(compact_whitespace(text)):
         return None, "the completion stops inside <think> (truncated reasoning); no final answer"
+    if not region.strip() and "</think>" in text:
+        return None, "nothing follows </think>: the completion stopped before its answer section"
     cut_off = cut_off_in_statement(region)
     if cut_off:  # class truncated-statement: an earlier box is not what a cut-off final statement commits to
         return None, cut_off
@@ -618,8 +649,10 @@ _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+
 # left") is read first. Otherwise the last number of the line stands.
 _QUALIFIER = re.compile(r" (?:after|before|for|from|in|out of|per|at|by|with|over|since|because|when|while|using"
                         r"|to|on|than|each|every|instead of|leaving)\b|, (?!which|where)", re.IGNORECASE)
-_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in|at|by|with|over|since|because|when|while|if|once"
-                                  r"|using|of|on|to|per|during|without|until|although|though|given)\b", re.IGNORECASE)
+# (a summing adverb such as "In total" / "In all" / "In the end" opens the main clause, not a subordinate phrase)
+_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in(?! (?:total|all|the end|sum)\b)|at|by|with|over"
+                                  r"|since|because|when|while|if|once|using|of|on|to|per|during|without|until"
+                                  r"|although|though|given)\b", re.IGNORECASE)
 
 
 def main_clause_number(line: str) -> str | None:
