@@ -390,7 +390,9 @@ _CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|conse
 # class prose-tail: a trailing comma phrase with no value of its own cannot state the answer, the value before
 # it does ("the probability is $\\frac{5}{12}$, slightly less than one half", "= 24$ in all, counting each pair
 # once"): a comma followed by two or more words and no digit or math up to the sentence end.
-_PROSE_TAIL = re.compile(r", (?=[A-Za-z][A-Za-z'\-]* [A-Za-z][^\d$\\]*$)")
+# A phrase, not a clause: no verb of its own and no bold value ("..., the skater is facing **west**").
+_PROSE_TAIL = re.compile(r", (?=[A-Za-z][A-Za-z'\-]* [A-Za-z](?:(?!\b(?:is|are|was|were|be|has|have|had|equals?)\b)[^\d$\\*])*$)",
+                         re.IGNORECASE)
 
 
 def _math_balanced(head: str) -> bool:
@@ -502,8 +504,10 @@ def conclusion(region: str) -> Statement | None:
     paragraphs = [p for p in tail.split("\n\n") if p.strip()]
     if not paragraphs:
         return None
+    # each paragraph is read in its final 800 characters (a conclusion closes its paragraph)
+    paragraphs = [math_safe_tail(p, 800) for p in paragraphs[-3:]]
     paragraph, sentences = paragraphs[-1], _committed_sentences(paragraphs[-1])
-    for earlier in reversed(paragraphs[-3:-1]):
+    for earlier in reversed(paragraphs[:-1]):
         if sentences:
             break
         paragraph, sentences = earlier, _committed_sentences(earlier)
