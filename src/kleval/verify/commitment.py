@@ -13,16 +13,17 @@ import re
 # class retracted-statement: the writer withdraws what came before. Only words about the writer's own work
 # ("I double counted", "that's wrong", "let me redo"), never problem words ("a common wrong answer", "the
 # number of incorrect answers", "the error term"): those would make any later remark look like a correction.
-RETRACTION = re.compile(
-    r"\b(?:wait|actually|hmm+|oops|on second thought|scratch that|correction|mistake|mistaken"
-    r"|re-?check|recount|recalculat|reconsider|miscount|miscalculat|overcount|undercount|double[- ]count(?:ed|ing)"
-    r"|let me (?:re-?do|redo|restart|start over|try again|fix|correct|re-?examine|re-?think)"
-    r"|start(?:ing)? over|I (?:forgot|missed|misread|mixed up|used the wrong|made an? )"
-    r"|(?:that|this|it|which|the above|my (?:first |previous |earlier )?(?:answer|result|count))(?:'s| is| was) "
-    r"(?:wrong|incorrect|not (?:right|correct)|off|an error)"
-    r"|no,? (?:wait|that)\b)",
-    re.IGNORECASE,
-)
+# A WITHDRAWAL says the statement was wrong; a DOUBT ("Wait", "Hmm", "let me recheck") only reopens it, and a
+# doubt that reaches no new value leaves the statement standing.
+_WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken|miscount|miscalculat|overcount|undercount"
+               r"|extraneous|(?:is|are) not (?:a )?valid|(?:does not|doesn't|do not|don't) satisfy"
+               r"|double[- ]count(?:ed|ing)|let me (?:re-?do|redo|restart|start over|try again|fix|correct)|start(?:ing)? over"
+               r"|I (?:forgot|missed|misread|mixed up|used the wrong|made an? )"
+               r"|(?:that|this|it|which|the above|my (?:first |previous |earlier )?(?:answer|result|count))(?:'s| is| was) "
+               r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b")
+_DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
+WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
+RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 
 # class confirmed-statement: a recheck that ends by affirming the earlier statement keeps it
 # ("Wait, let me double-check: 7 x 6 = 42, which matches. Yes, the answer is correct.")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kleval.verify.commitment import (
     RETRACTION,
+    WITHDRAWAL,
     confirms,
     cut_off_in_statement,
     is_aside,
@@ -601,9 +602,19 @@ def _after_retraction(region: str, statement: Statement) -> Statement | None:
     if confirms(closing):  # class confirmed-statement: "Wait, let me double-check ... Yes, that matches."
         return statement
     later = conclusion(after)
+    if later is not None and _restates(later.span, statement.span):
+        return statement  # "Actually, let me double check: $4 \\times 3 = 12$." restates the boxed 12
     if later is not None and (_valueish(later.span) or not _valueish(statement.span)):
         return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
+    if not WITHDRAWAL.search(after):
+        return statement  # only a doubt ("Hmm, interesting"), and no new value: the statement stands
     return Statement("", f"retracted-{statement.how}", statement.end)
+
+
+def _restates(later: str, stated: str) -> bool:
+    """Whether a later value is the stated one, or a computation ending in it (`4 \\times 3 = 12` for 12)."""
+    later, stated = later.replace(" ", ""), stated.replace(" ", "")
+    return later == stated or later.endswith("=" + stated)
 
 
 def find_math_answer(text: str) -> tuple[str | None, str]:
