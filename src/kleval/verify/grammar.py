@@ -62,7 +62,7 @@ def answer_region(text: str) -> str:
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
     if unclosed_think(text):  # class think-unclosed: the reasoning never ended, nothing in it is the answer
-        return text[: text.rfind("<think>")]
+        text = text[: text.rfind("<think>")]  # (TRL's reasoning_accuracy_reward also gives it nothing, trl#4563)
     end = text.rfind("</think>")
     # class think-box: what follows `</think>` is the answer section; when nothing follows it, the completion
     # stopped before writing one, and a box inside the thinking is still only a guess
