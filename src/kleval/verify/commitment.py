@@ -54,7 +54,9 @@ ASIDE = re.compile(
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
-    r"|[✓✔]\W*$",
+    r"|[✓✔]\W*$"
+    # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
+    r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
     re.IGNORECASE,
 )
 
