@@ -54,6 +54,16 @@ class Statement:
 _CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
 
 
+# class next-turn: a few-shot continuation after the answer ("\n\nQuestion: ...", "Q: ...", "Human: ...") starts a new
+# exchange; what it answers is not this completion's answer (lm-eval stops GSM8K generation at "Question:" for
+# this). Cut only where the text before the header already states an answer, never a restated question up front.
+_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem|Human|User)(?: \d{1,3})? ?:")
+
+
+def _states_answer(text: str) -> bool:
+    return any(find(text) for find in (last_box_group, last_answer_phrase, marker_statement, closing_a_line))
+
+
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
@@ -61,6 +71,10 @@ def answer_region(text: str) -> str:
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
+    for turn in itertools.islice(_NEXT_TURN.finditer(text), 8):  # class next-turn (8 headers: linear time)
+        if _states_answer(text[: turn.start()]):
+            text = text[: turn.start()]
+            break
     if unclosed_think(text):  # class think-unclosed: the reasoning never ended, nothing in it is the answer
         text = text[: text.rfind("<think>")]  # (TRL's reasoning_accuracy_reward also gives it nothing, trl#4563)
     end = text.rfind("</think>")
