@@ -251,7 +251,9 @@ def last_answer_phrase(region: str) -> Statement | None:
     matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
     for m in reversed(matches):
         stated = m.group(0).lower().rstrip()
-        heading = stated.startswith("final") and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
+        # class answer-heading: "**Final Answer**", "## Answer", "#### Answer" alone on a line, the value below it
+        alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
+        heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
@@ -260,6 +262,8 @@ def last_answer_phrase(region: str) -> Statement | None:
         if _HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
             continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
         value = _phrase_value(tail[m.end() :])
+        if heading and not stated.startswith("final") and value and not _valueish(value) and value.count(" ") >= 4:
+            continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
         return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
@@ -324,6 +328,8 @@ _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|t
 _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
                             rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
+_NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?= ?,? ?(?:is|are) (?:the|our) "
+                               r"(?:final |only )?(?:answer|solution|result)s?\b)", re.IGNORECASE)  # "17 is the answer."
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
 _NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
@@ -354,6 +360,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = sentence.strip().rstrip(".!").replace("**", "").strip()
     blocks = math_blocks(s)
+    number_is_answer = _NUMBER_IS_ANSWER.search(s)
+    if number_is_answer:
+        return number_is_answer.group(1)
     for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
         if _VALUE_IS_ANSWER.match(s[end:]):
             return content
