@@ -51,6 +51,9 @@ ASIDE = re.compile(
     r"|as an? (?:quick |final |sanity |simple )?(?:check|verification|aside|comparison|sanity check)"
     r"|to (?:check|verify|confirm|double-check)|check(?:ing)?|verif(?:y|ication|ying)|double[- ]check(?:ing)?"
     r"|sanity check|alternatively|by the way|(?:this|that) (?:took|matches|agrees|checks|is consistent))\b"
+    # an elaboration of the answer just stated ("This includes the $5 tip.", "It assumes she sells all 9.")
+    r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
+    r"|makes sense|excludes|ignores|counts)\b"
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"

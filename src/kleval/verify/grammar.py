@@ -321,12 +321,17 @@ def marker_statement(region: str) -> Statement | None:
 
 # --- conclusions ----------------------------------------------------------------------------
 
-_CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently|Conclusion)\b",
+# class concluding-opener: the words that open a conclusion, including the plain ones models use ("That means Sam
+# pays 45 dollars altogether.", "We conclude that ...", "In the end, ...", "All in all, ...", "As a result, ...")
+_CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion"
+                         r"|Finally|Consequently|Conclusion|(?:This|That|Which) means|We (?:can )?conclude|In the end"
+                         r"|All in all|Altogether|Overall|In summary|To summarize|To sum up|As a result|Ultimately)\b",
                          re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
 _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
-                            rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that)"
+                            rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that"
+                            rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 _NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?= ?,? ?(?:is|are) (?:the|our) "
                                r"(?:final |only )?(?:answer|solution|result)s?\b)", re.IGNORECASE)  # "17 is the answer."
@@ -403,7 +408,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
-    r"|in which|at which|with|not|namely|i\.e\.|that is|specifically|e\.g\.|for example)\b"
+    r"|in which|at which|with|not|namely|i\.e\.|that is|specifically|e\.g\.|for example|of which"
+    r"|or (?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
+    r"| \((?:about|approximately|roughly|around|nearly|almost|≈|~|i\.e\.)"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
     r"|derived|found|claimed|stated))\b", re.IGNORECASE)
 # class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
@@ -471,7 +478,7 @@ _STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|
                              r"|which|equals?|is|are)\b|=", re.IGNORECASE)
 # a later clause that states a value of its own ("Thus 2 pairs were counted twice, giving a total of 10"): the
 # main clause's number is then not the answer
-_RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|so|thus|hence|therefore|which|for a total"
+_RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|so|thus|hence|therefore|(?<!of )which|for a total"
                        r"|totaling|totalling)\b|\btotal\b|=|\b(?:equals?|is|are|was|were)\b", re.IGNORECASE)
 
 
@@ -507,6 +514,9 @@ def _is_closing_remark(sentence: str) -> bool:
     if re.search(r"\d|\\\[", sentence):
         return False
     return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
+
+
+_TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 
 def _committed_sentences(paragraph: str) -> list[str]:
@@ -545,7 +555,8 @@ def conclusion(region: str) -> Statement | None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
-        concluding = bool(_CONCLUDING.match(sentence))
+        # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
+        concluding = bool(_CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence)))
         if not concluding and index != final:
             if RETRACTION.search(sentence):
                 break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
@@ -704,7 +715,8 @@ def main_clause_number(line: str) -> str | None:
         sentence = sentence[clauses[-1].end() :]
     if len(_STANDALONE_NUMBER.findall(sentence.replace("$", " "))) < 2 or _SUBORDINATE_OPENING.match(sentence):
         return None
-    split = _QUALIFIER.search(sentence)
+    first = _STANDALONE_NUMBER.search(sentence.replace("$", " "))
+    split = _QUALIFIER.search(sentence, first.end()) if first else None  # "has to pay $45 for ...": after the number
     if split is None:
         return None
     head = sentence[: split.start()].replace("$", " ")
