@@ -516,6 +516,11 @@ def _is_closing_remark(sentence: str) -> bool:
     return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
 
 
+# class forward-step: a concluding word that opens the next step is no conclusion ("So far we have 60.", "This means
+# we need to check 10 pairs.", "So let's ...", "So now ...")
+_FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore),? (?:far\b|now\b|next\b|let(?:'s| us)\b"
+                      r"|we (?:need|have|want|are going|still need) to\b|we (?:must|will|should) (?!be\b|have\b)[a-z]+)",
+                      re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 
@@ -556,7 +561,8 @@ def conclusion(region: str) -> Statement | None:
     for index in range(final, -1, -1):
         sentence = sentences[index]
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
-        concluding = bool(_CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence)))
+        concluding = bool(_CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence))) \
+            and not _FORWARD.match(sentence)
         if not concluding and index != final:
             if RETRACTION.search(sentence):
                 break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
@@ -620,7 +626,7 @@ def bare_answer(region: str) -> Statement | None:
 
 
 # class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
-_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$"
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_,;:]$"
                             r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
 
 
