@@ -235,7 +235,8 @@ def joined_math(segment: str, from_start: bool) -> str | None:
 # to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
 # Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
 # "incorrect answers") are never hedges.
-_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance|perhaps|maybe"
+                     r"|I'm not sure|not sure|I guess"
                      r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
 
 
@@ -257,10 +258,13 @@ def last_answer_phrase(region: str) -> Statement | None:
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
-        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start()), -1) + 1
+        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
+                    tail.rfind("\n", 0, m.start()), -1) + 1
         end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
         if _HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
             continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
+        if tail[end : end + 1] == "?" or re.match(r"[\s*:]*(?:not|never|cannot)\b", tail[m.end() : m.end() + 12]):
+            continue  # class asked-or-negated: "Is the answer \\boxed{5}?", "the answer is not 5"
         value = _phrase_value(tail[m.end() :])
         if heading and not stated.startswith("final") and value and not _valueish(value) and value.count(" ") >= 4:
             continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
@@ -536,6 +540,15 @@ def _committed_sentences(paragraph: str) -> list[str]:
     return sentences
 
 
+def _negated(sentence: str, value: str) -> bool:
+    """Whether the clause that states `value` negates it ("the value cannot be 5"; not "since 4 is not prime, ...")."""
+    at = sentence.rfind(value)
+    if at == -1:
+        return False
+    clause = re.split(r"[,;:\d$]", sentence[:at])[-1]  # a negation before another value is that value's ("not 10, it's 12")
+    return bool(_NEGATION.search(clause))
+
+
 def conclusion(region: str) -> Statement | None:
     """A concluding sentence of the final paragraph, or a final sentence ending in a stated value. A final
     paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it."""
@@ -567,9 +580,11 @@ def conclusion(region: str) -> Statement | None:
             if RETRACTION.search(sentence):
                 break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
             continue
-        if _HEDGED.search(sentence):
-            break  # class hedged-statement: the closing candidate is doubted, no earlier one is read instead
+        if _HEDGED.search(sentence) or sentence.rstrip("*$) ").endswith("?"):
+            break  # class hedged-statement: the closing candidate is doubted or asked, no earlier one is read instead
         value, concluding = _sentence_value(sentence, concluding)
+        if value and _negated(sentence, value):
+            break  # class negated-statement: "Thus the value cannot be 5."
         if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
             break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
@@ -605,8 +620,8 @@ def bare_answer(region: str) -> Statement | None:
     if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
         return None
     blocks = math_blocks(text)
-    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text)):
-        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ..."
+    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text) or _NEGATION.search(text)):
+        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ...", "the answer isn't $5$"
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
