@@ -134,6 +134,7 @@ def test_peer_suite_is_complete():
 HELDOUT_ROUNDS = {
     "round 1": ("heldout-dev", "heldout-frozen", corpus.HELDOUT_DIR / "split.py", 250),
     "round 3": ("heldout-v3-dev", "heldout-v3-frozen", corpus.HELDOUT_DIR / "v3" / "split.py", 240),
+    "round 4": ("heldout-v4-dev", "heldout-v4-frozen", corpus.HELDOUT_DIR / "v4" / "split.py", 280),
 }
 
 
@@ -159,13 +160,22 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
     assert 0.35 <= len(frozen) / len(rows) <= 0.45
 
 
-def test_round3_heldout_cases_are_new():
-    """Round 3 repeats no (gold, completion) pair of the older held-out, peer or regression corpora."""
+# Each later round and the corpora it must not repeat a (gold, completion) pair of (besides the earlier rounds).
+NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adversarial.jsonl",))}
+
+
+@pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))
+def test_later_heldout_cases_are_new(round_name):
+    """A later held-out round repeats no (gold, completion) pair of the earlier rounds, peer or regression corpora."""
     files = corpus.heldout_files()
-    older = [files["heldout-dev"], files["heldout-frozen"], corpus.PEER_SUITE, ROOT / "tests" / "verify" / "regression.jsonl"]
+    prefix, extra = NEWER_ROUNDS[round_name]
+    earlier = [(dev, frozen) for name, (dev, frozen, _split, _rows) in HELDOUT_ROUNDS.items() if name < round_name]
+    older = [files[set_name] for pair in earlier for set_name in pair]
+    older += [corpus.PEER_SUITE, ROOT / "tests" / "verify" / "regression.jsonl"]
+    older += [ROOT / "tests" / "verify" / name for name in extra]
     rows = [json.loads(line) for path in older for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     seen = {(row["gold"].strip(), row["completion"].strip()) for row in rows}
-    new = corpus.load_jsonl(files["heldout-v3-dev"]) + corpus.load_jsonl(files["heldout-v3-frozen"])
+    new = corpus.load_jsonl(files[f"{prefix}-dev"]) + corpus.load_jsonl(files[f"{prefix}-frozen"])
     repeated = [row["id"] for row in new if (row["gold"].strip(), row["completion"].strip()) in seen]
     assert not repeated, repeated
 

@@ -55,4 +55,5 @@ def boxed_variant(prediction: str) -> str | None:
 def heldout_files() -> dict[str, Path]:
     """Every held-out set by name: the first round's dev/frozen pair and round 3's (v3/)."""
     return {"heldout-dev": HELDOUT_DIR / "dev.jsonl", "heldout-frozen": HELDOUT_DIR / "frozen.jsonl",
-            "heldout-v3-dev": HELDOUT_DIR / "v3" / "dev.jsonl", "heldout-v3-frozen": HELDOUT_DIR / "v3" / "frozen.jsonl"}
+            "heldout-v3-dev": HELDOUT_DIR / "v3" / "dev.jsonl", "heldout-v3-frozen": HELDOUT_DIR / "v3" / "frozen.jsonl",
+            "heldout-v4-dev": HELDOUT_DIR / "v4" / "dev.jsonl", "heldout-v4-frozen": HELDOUT_DIR / "v4" / "frozen.jsonl"}
