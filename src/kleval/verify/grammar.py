@@ -36,6 +36,7 @@ from kleval.verify.extract import (
     math_blocks,
     math_safe_tail,
 )
+from kleval.verify.unicode_math import unicode_math
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -67,7 +68,7 @@ def _states_answer(text: str) -> bool:
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
-    text = compact_whitespace(text)
+    text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -346,7 +347,7 @@ _LEADING_NUMBER = re.compile(_NUMBER_TEXT)
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?])(?<!i\.e\.)(?<!e\.g\.)(?<!etc\.)(?<!vs\.) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -412,7 +413,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
-    r"|in which|at which|with|not|namely|i\.e\.|that is|specifically|e\.g\.|for example|of which"
+    r"|in which|at which|with|not|namely|i\.e(?=\.)|that is|specifically|e\.g(?=\.)|for example|of which"
     r"|or (?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
     r"| \((?:about|approximately|roughly|around|nearly|almost|≈|~|i\.e\.)"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
