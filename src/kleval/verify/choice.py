@@ -24,7 +24,8 @@ def _phrase_pattern(letters: str) -> re.Pattern[str]:
     return re.compile(
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
         rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
-        rf"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with))"
+        rf"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
+        rf"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is)"
         rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",

@@ -114,7 +114,8 @@ def _asked(region: str, end: int) -> bool:
 
 def last_box_group(region: str) -> Statement | None:
     """The last stated box, joined with the boxes right before it into one list answer."""
-    boxes = [box for box in boxes_with_positions(region) if not _asked(region, box[1])]
+    # class empty-box: an empty `\\boxed{}` is an echo of the prompt's format instruction, not a statement
+    boxes = [box for box in boxes_with_positions(region) if box[2].strip() and not _asked(region, box[1])]
     if not boxes:
         return None
     group = [boxes[-1]]
@@ -338,8 +339,11 @@ _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|y
                             rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that"
                             rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
-_NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?= ?,? ?(?:is|are) (?:the|our) "
-                               r"(?:final |only )?(?:answer|solution|result)s?\b)", re.IGNORECASE)  # "17 is the answer."
+# "17 is the answer.", "The perimeter, 34 cm, is what we wanted" (the value, a unit word at most, then the claim)
+_NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?=(?: [a-z]{1,8}){0,2},? ?(?:is|are) "
+                               r"(?:(?:the|our) (?:final |only )?(?:answer|solution|result)s?\b"
+                               r"|what (?:we|the question|the problem) (?:wanted|want|needed|need|asked|asks|are looking for)))",
+                               re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
 _NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
@@ -506,6 +510,10 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         value = _main_clause_value(s[clauses[-1].end() :], True)
         if value:
             return value, True
+    total = _TOTAL_NUMBER.search(s) if concluding else None
+    if total is not None and not _negated(s, total.group(0)) and _total_stands(s[total.end() :]):
+        # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
+        return (total.group(1) or total.group(2)).rstrip(","), True
     if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
         main = main_clause_number(s)
         if main and not _is_bound(s, main) and not _RESTATES.search(s[s.find(main) + len(main) :]):
@@ -748,6 +756,21 @@ def main_clause_number(line: str) -> str | None:
     return numbers[0].rstrip(",")
 
 
+_NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|tell|say)\b|\bnot sure\b"
+                            r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
+_TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
+                           r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
+
+
+def _total_stands(rest: str) -> bool:
+    """Whether the text after a stated total leaves it the answer: no other number, or only numbers inside a
+    qualifying phrase ("... after giving away 2"), never an alternative ("7 in total and 9 otherwise")."""
+    if not re.search(r"\d", rest):
+        return True
+    return bool(re.match(r"(?: [A-Za-z]+){0,3} (?:after|before|for|from|with|per|over|at|by|using|when|since)\b", rest)) \
+        and not re.search(r"\b(?:and|or|otherwise|but|plus)\b", rest)
+
+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
@@ -761,6 +784,11 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
+    if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
+        return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
+    total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
+    if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
+        return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"
