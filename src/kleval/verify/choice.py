@@ -13,7 +13,7 @@ import re
 
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
-from kleval.verify.grammar import answer_region
+from kleval.verify.grammar import FOREIGN_ANSWER, answer_region
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
@@ -25,8 +25,12 @@ def _phrase_pattern(letters: str) -> re.Pattern[str]:
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
         rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         rf"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
-        rf"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is)"
+        rf"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
+        rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
+        rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는)))"
         rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
+        rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,

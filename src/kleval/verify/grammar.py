@@ -65,10 +65,14 @@ def _states_answer(text: str) -> bool:
     return any(find(text) for find in (last_box_group, last_answer_phrase, marker_statement, closing_a_line))
 
 
+_FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
+
+
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
+    text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -274,6 +278,37 @@ def last_answer_phrase(region: str) -> Statement | None:
             return Statement("", "empty-answer-line", offset + m.start())
         return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
     return None
+
+
+# class answer-phrase-language: the answer phrase in the languages models most often answer in ("La respuesta es 7.",
+# "Die Antwort ist 7.", "Réponse : 7", "答案是 7。", "答えは 7 です。", "답은 7 입니다.", "Ответ: 7"); committed only with
+# a copula or a colon, and its value is the math block, box or number that opens what follows.
+FOREIGN_ANSWER = (r"(?:respuesta|réponse|antwort|risposta|resposta|antwoord|odpowiedź|cevap|jawaban|ответ"
+                  r"|最终答案|正确答案|答案|答え|正解|정답|답)")
+_FOREIGN_PHRASE = re.compile(
+    rf"{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige|endgültige))?"
+    r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
+    re.IGNORECASE)
+_LEADING_VALUE = re.compile(r" ?\*{0,2} ?(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?)(?![\d.,]?\d)")
+
+
+def foreign_answer_phrase(region: str) -> Statement | None:
+    """The value after the last answer phrase written in another language."""
+    tail = region[-WINDOW:]
+    last = None
+    for last in _FOREIGN_PHRASE.finditer(tail):
+        pass
+    if last is None:
+        return None
+    rest = tail[last.end() :]
+    start = len(region) - len(tail) + last.start()
+    end = start + (last.end() - last.start()) + len(rest.split("\n", 1)[0])
+    if _OPENS_MATH.match(rest) or rest.lstrip(" *").startswith("\\boxed"):
+        value = _phrase_value(rest)
+    else:
+        number = _LEADING_VALUE.match(rest)
+        value = number.group(1) if number else None
+    return Statement(value, "answer-phrase", start, end) if value else None
 
 
 _A_LINE = re.compile(r"(?:^|\n) ?(?:A|Ans)[:.] ?(\S[^\n]{0,200})")
@@ -693,7 +728,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return None, cut_off
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
-    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region)) if s]
+    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region),
+                              foreign_answer_phrase(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
         if last is not box and box is not None and not _valueish(last.span):
