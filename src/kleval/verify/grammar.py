@@ -246,6 +246,9 @@ _HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:
                      r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
 
 
+_FORM_OF_ANSWER = re.compile(r"(?:an?|in|expressed|rounded|given|written|as|one of|the form|a whole|your)\b", re.IGNORECASE)
+
+
 def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
     tail = math_safe_tail(region, WINDOW)
@@ -274,6 +277,8 @@ def last_answer_phrase(region: str) -> Statement | None:
         value = _phrase_value(tail[m.end() :])
         if heading and not stated.startswith("final") and value and not _valueish(value) and value.count(" ") >= 4:
             continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
+        if value and not _valueish(value) and _FORM_OF_ANSWER.match(value):
+            continue  # class format-instruction: "The answer should be an integer." (an echoed prompt) states no value
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
         return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
@@ -798,6 +803,9 @@ _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
                            r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
 
 
+_JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b", re.IGNORECASE)
+
+
 def _total_stands(rest: str) -> bool:
     """Whether the text after a stated total leaves it the answer: no other number, or only numbers inside a
     qualifying phrase ("... after giving away 2"), never an alternative ("7 in total and 9 otherwise")."""
@@ -822,6 +830,10 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         lines.pop()
     if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
+    if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
+        reason = _JUSTIFICATION.search(lines[-1])
+        if reason and _STANDALONE_NUMBER.search(lines[-1][: reason.start()]):
+            lines[-1] = lines[-1][: reason.start()]
     total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
     if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
