@@ -458,7 +458,7 @@ _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
     r"|in which|at which|with|not|namely|i\.e(?=\.)|that is|specifically|e\.g(?=\.)|for example|of which"
-    r"|or (?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
+    r"|(?:or )?(?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
     r"| \((?:about|approximately|roughly|around|nearly|almost|≈|~|i\.e\.)"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
     r"|derived|found|claimed|stated))\b", re.IGNORECASE)
@@ -531,6 +531,16 @@ _RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|s
                        r"|totaling|totalling)\b|\btotal\b|=|\b(?:equals?|is|are|was|were)\b", re.IGNORECASE)
 
 
+def _numbers_only(s: str) -> str:
+    """`s` with each math block that is one number written as that number and every other math block as `X`."""
+    out, at = [], 0
+    for start, end, content in math_blocks(s):
+        number = re.fullmatch(r"\\?\$?(-?\d[\d,]*(?:\.\d+)?)", content.strip())
+        out.extend([s[at:start], number.group(1) if number else "X"])
+        at = end
+    return "".join([*out, s[at:]])
+
+
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -555,8 +565,9 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
         return (total.group(1) or total.group(2)).rstrip(","), True
     if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
-        main = main_clause_number(s)
-        if main and not _is_bound(s, main) and not _RESTATES.search(s[s.find(main) + len(main) :]):
+        plain = _numbers_only(s)  # math that is one number stays it; other math holds no number ($\\sqrt{41}$ is no 41)
+        main = main_clause_number(plain)
+        if main and not _is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
             return main, True
     return None, concluding
 
