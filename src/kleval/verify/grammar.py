@@ -479,9 +479,15 @@ def _math_balanced(head: str) -> bool:
     return head.count("$") % 2 == 0 and head.count("\\(") == head.count("\\)") and head.count("**") % 2 == 0
 
 
+_COORDINATE = re.compile(r"[,;] (?:and|while|whereas|but) (?!so\b|thus\b|hence\b|therefore\b)", re.IGNORECASE)
+
+
 def _main_clause_value(s: str, concluding: bool) -> str | None:
     """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
     whole = _value_ending(s, concluding)
+    for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
+        if whole and s.rfind(whole) > m.start() and _math_balanced(s[: m.start()]) and _value_ending(s[: m.start()], False):
+            return None  # two coordinated statements of value: which one answers is a guess
     if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
         return whole
     clauses = list(_TRAILING_CLAUSE.finditer(s)) + list(_PROSE_TAIL.finditer(s))
