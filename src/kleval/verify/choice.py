@@ -13,21 +13,23 @@ import re
 
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
-from kleval.verify.grammar import FOREIGN_ANSWER, answer_region
+from kleval.verify.grammar import FOREIGN_ANSWER, answer_region, has_foreign_answer_word
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
                             r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
 
-def _phrase_pattern(letters: str) -> re.Pattern[str]:
+def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
+    """The answer-phrase pattern; the other languages' phrases only when the text has one of their words."""
     return re.compile(
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
-        rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
-        rf"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
-        rf"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
-        rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
-        rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는)))"
+        r"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
+        r"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
+        r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
+        + (rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
+           rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
+        + rf")"
         rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
         # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
         rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
@@ -53,7 +55,7 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
     phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase", offset + m.end())
-               for m in _phrase_pattern(letters).finditer(tail)]
+               for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))

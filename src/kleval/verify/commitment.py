@@ -78,9 +78,9 @@ _PHRASE_AT_END = re.compile(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:
 def cut_off_in_statement(region: str) -> str | None:
     """Why the text stops inside its answer statement (a box it opened, an answer phrase), or None."""
     tail = region[-400:].rstrip()
-    if _OPEN_BOX_AT_END.search(tail):
+    if ("\\boxed" in tail or "\\fbox" in tail) and _OPEN_BOX_AT_END.search(tail):
         return "the text stops inside a box or an expression (truncated); no committed answer"
-    if _PHRASE_AT_END.search(tail.rstrip(" \t\n.;,!*$\\([")):
+    if _PHRASE_AT_END.search(tail.rstrip(" \t\n.;,!*$\\([")[-40:]):
         return "the text ends in an answer phrase with nothing after it (truncated)"
     return None
 

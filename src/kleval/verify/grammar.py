@@ -72,7 +72,8 @@ def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
-    text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
+    if not text.isascii():
+        text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -294,12 +295,23 @@ _FOREIGN_PHRASE = re.compile(
     rf"{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige|endgültige))?"
     r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
     re.IGNORECASE)
+_FOREIGN_ASCII_WORDS = ("respuesta", "antwort", "risposta", "resposta", "antwoord", "cevap", "jawaban")
 _LEADING_VALUE = re.compile(r" ?\*{0,2} ?(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?)(?![\d.,]?\d)")
+
+
+def has_foreign_answer_word(text: str) -> bool:
+    """A cheap test before the case-insensitive scan for another language's answer phrase (the costly part)."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    return any(word in lower for word in _FOREIGN_ASCII_WORDS)
 
 
 def foreign_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase written in another language."""
     tail = region[-WINDOW:]
+    if not has_foreign_answer_word(tail):
+        return None
     last = None
     for last in _FOREIGN_PHRASE.finditer(tail):
         pass
