@@ -180,3 +180,51 @@ def test_choice_round3_classes(text, expected):
     from kleval.verify.choice import find_choice_answer
 
     assert find_choice_answer(text, "ABCDEFGHIJ")[0] == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # class retracted-statement: a withdrawn box yields the later conclusion, or nothing
+        ("The area is $\\boxed{24}$.\n\nHmm, I used the wrong height. The area of the triangle is 12 square units.",
+         ("12", "final-statement (after a retracted boxed)")),
+        ("$$\\boxed{9}$$\n\nNo, that's wrong: I forgot that 0 cannot lead.",
+         (None, "the boxed answer is retracted later and no new answer is stated")),
+        ("A: 30\n\nOops, I made a mistake with the tax.", (None, "the A:-line answer is retracted later and no new answer is stated")),
+        # class confirmed-statement and a doubt without a new value: the statement stands
+        ("The answer is \\boxed{7}.\n\nWait, let me double-check: $7 \\times 6 = 42$. Yes, the answer is correct.", ("7", "boxed")),
+        ("So the answer is $\\boxed{12}$.\n\nHmm, interesting problem!", ("12", "boxed")),
+        ("So the answer is $\\boxed{12}$.\n\nActually, let me double check: $4 \\times 3 = 12$.", ("12", "boxed")),
+        # class question-box: a box asked with "?" is not stated
+        ("Maybe \\boxed{12}? Subtracting the 3 counted twice, so the final count is 9.", ("9", "final-statement")),
+        # class think-unclosed / think-box: reasoning that never ends, or ends with nothing after it
+        ("<think>\nSo maybe \\boxed{7}? Hmm, the question asks for pairs", (
+            None, "the completion stops inside <think> (truncated reasoning); no final answer")),
+        ("<think>Maybe \\boxed{12}.</think>", (None, "nothing follows </think>: the completion stopped before its answer section")),
+        # class truncated-statement: a cut-off final statement beats an earlier box
+        ("The answer is \\boxed{12} if order is ignored. If order matters, the answer is \\boxed{2", (
+            None, "the text stops inside a box or an expression (truncated); no committed answer")),
+        # class aside-after-answer: remarks after the answer are skipped for the paragraph before
+        ("So she covers 150 miles.\n\nNote: at 70 mph it would have covered 175 miles.", ("150", "conclusion-sentence")),
+        ("Each box holds 12 eggs, so there are $12 \\times 7 = 84$ eggs.\n\nIf there were 8 boxes instead, there would be 96.",
+         ("12 \\times 7 = 84", "final-statement")),
+        # class prose-tail and mid-sentence-value
+        (("Out of 36 outcomes, 15 have a sum above 7, so the probability is $\\frac{15}{36} = \\frac{5}{12}$, slightly less "
+         "than one half."), ("\\frac{15}{36} = \\frac{5}{12}", "final-statement")),
+        ("So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben.", ("9", "conclusion-sentence")),
+        ("So the equation has exactly $2$ real solutions, namely $x = -1$ and $x = 3$.", ("2", "conclusion-sentence")),
+    ],
+)
+def test_commitment_classes(text, expected):
+    from kleval.verify.grammar import find_math_answer
+
+    assert find_math_answer(text) == expected
+
+
+def test_commitment_vocabularies():
+    from kleval.verify.commitment import confirms, is_aside
+
+    assert confirms("Yes, 12 is correct.") and confirms("which matches the total. ✓")
+    assert not confirms("The correct count is 44.") and not confirms("That is not correct.")
+    assert is_aside("For comparison, she would make $26 per day.") and is_aside("(She uses 7 eggs herself.)")
+    assert not is_aside("(5, 7)") and not is_aside("If he buys 3 more, he will have 12.")

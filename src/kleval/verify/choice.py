@@ -11,22 +11,38 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
-from kleval.verify.grammar import answer_region
+from kleval.verify.grammar import FOREIGN_ANSWER, answer_region, has_foreign_answer_word
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
                             r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
 
-def _phrase_pattern(letters: str) -> re.Pattern[str]:
+def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
+    """The answer-phrase pattern; the other languages' phrases only when the text has one of their words."""
     return re.compile(
-        rf"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?|(?:option|choice)(?: is| ?:))"
+        # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
+        r"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
+        r"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
+        r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
+        + (rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
+           rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
+        + rf")"
         rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
+        rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
     )
+
+
+def _mentions_other_option(text: str, others: str) -> bool:
+    """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
+    return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
+                          rf"|(?<![A-Za-z])([{others}])(?: (?:is|seems|looks|would|fits|works)\b|[.,)])", text))
 
 
 def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
@@ -34,24 +50,31 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     region = answer_region(text)
     offset = max(0, len(region) - _WINDOW)
     tail = region[offset:]
-    statements: list[tuple[int, str, str]] = []
-    for start, _, content in boxes_with_positions(region)[-1:]:
+    statements: list[tuple[int, str, str, int]] = []  # (start, letter, how, end)
+    for start, end, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
-        statements.append((start, m.group(1) if m else content.strip(), "boxed"))
-    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase")
-               for m in _phrase_pattern(letters).finditer(tail)]
+        statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
+    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase", offset + m.end())
+               for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
-        phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase"))
+        phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
     phrases = [p for p in phrases if p[1] in letters]
     statements.extend(phrases[-1:])
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
-        statements.append((0, bare.group(1), "bare-option"))  # "C) 42"; not "B) is tempting, but D) is right"
+        statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"
     if len(phrases) >= 4 and len({p[1] for p in phrases[-4:]}) >= 3:
         return None, f"conflicting answers {[p[1] for p in phrases[-4:]]} (a repetition loop), not graded as a guess"
     if statements:
-        _, letter, how = max(statements, key=lambda s: s[0])
+        _, letter, how, end = max(statements, key=lambda s: s[0])
+        after = region[end:]
+        if RETRACTION.search(after) and not confirms(" ".join(after.rstrip()[-300:].split(". ")[-2:])):
+            # class retracted-statement: "The answer is (B). Wait, that's wrong ...", "Hmm, actually B ignores
+            # friction, so C is better." A withdrawal, or a doubt that turns to another option, unsays the letter.
+            other = _mentions_other_option(after, letters.replace(letter, ""))
+            if WITHDRAWAL.search(after) or other:
+                return None, f"the chosen option {letter} ({how}) is retracted later and no new option is stated"
         return letter, how
     if _NO_COMMITMENT.search(tail):  # class no-commitment: "I cannot determine a single answer"
         return None, "the completion declines to choose an option; a mentioned letter is not a guess"

@@ -19,8 +19,24 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from kleval.verify.extract import (boxes_with_positions, clean_span, compact_whitespace, gsm8k_final,
-                                   last_number, math_blocks, math_safe_tail)
+from kleval.verify.commitment import (
+    RETRACTION,
+    WITHDRAWAL,
+    confirms,
+    cut_off_in_statement,
+    is_aside,
+    unclosed_think,
+)
+from kleval.verify.extract import (
+    boxes_with_positions,
+    clean_span,
+    compact_whitespace,
+    gsm8k_final,
+    last_number,
+    math_blocks,
+    math_safe_tail,
+)
+from kleval.verify.unicode_math import unicode_math
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -33,22 +49,44 @@ class Statement:
     span: str
     how: str
     start: int
+    end: int = -1  # where the statement ends in the region (-1: unknown, it closes the text)
 
 
 _CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
 
 
+# class next-turn: a few-shot continuation after the answer ("\n\nQuestion: ...", "Q: ...", "Human: ...") starts a new
+# exchange; what it answers is not this completion's answer (lm-eval stops GSM8K generation at "Question:" for
+# this). Cut only where the text before the header already states an answer, never a restated question up front.
+_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem|Human|User)(?: \d{1,3})? ?:")
+
+
+def _states_answer(text: str) -> bool:
+    return any(find(text) for find in (last_box_group, last_answer_phrase, marker_statement, closing_a_line))
+
+
+_FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
+
+
 def answer_region(text: str) -> str:
-    """The part of a completion that can hold its final answer: after the last `</think>` when
-    anything follows it (a box inside the thinking is a guess, not the answer)."""
-    text = compact_whitespace(text)
+    """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
+    the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
+    text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
+    if not text.isascii():
+        text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
+    for turn in itertools.islice(_NEXT_TURN.finditer(text), 8):  # class next-turn (8 headers: linear time)
+        if _states_answer(text[: turn.start()]):
+            text = text[: turn.start()]
+            break
+    if unclosed_think(text):  # class think-unclosed: the reasoning never ended, nothing in it is the answer
+        text = text[: text.rfind("<think>")]  # (TRL's reasoning_accuracy_reward also gives it nothing, trl#4563)
     end = text.rfind("</think>")
-    if end != -1 and text[end + 8 :].strip():
-        return text[end + 8 :]
-    return text[:end] if end != -1 else text
+    # class think-box: what follows `</think>` is the answer section; when nothing follows it, the completion
+    # stopped before writing one, and a box inside the thinking is still only a guess
+    return text[end + 8 :] if end != -1 else text
 
 
 # --- boxes ----------------------------------------------------------------------------------
@@ -74,9 +112,15 @@ def _named_box(region: str, start: int, content: str) -> str:
     return f"{m.group(1)} = {content.strip()}" if m else content.strip()
 
 
+def _asked(region: str, end: int) -> bool:
+    """class question-box: a box followed by a question mark is asked, not stated ("Maybe \\boxed{12}?")."""
+    return region[end : end + 6].lstrip(" $)\\").startswith("?")
+
+
 def last_box_group(region: str) -> Statement | None:
-    """The last box, joined with the boxes right before it into one list answer."""
-    boxes = boxes_with_positions(region)
+    """The last stated box, joined with the boxes right before it into one list answer."""
+    # class empty-box: an empty `\\boxed{}` is an echo of the prompt's format instruction, not a statement
+    boxes = [box for box in boxes_with_positions(region) if box[2].strip() and not _asked(region, box[1])]
     if not boxes:
         return None
     group = [boxes[-1]]
@@ -85,7 +129,7 @@ def last_box_group(region: str) -> Statement | None:
             break
         group.insert(0, previous)
     spans = [_named_box(region, start, content) for start, _, content in group]
-    return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0])
+    return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0], group[-1][1])
 
 
 # class multi-part-boxes: a question with several parts ((a), (b), max and min) boxes one answer per part,
@@ -111,9 +155,9 @@ def part_boxes(text: str, parts: int) -> str | None:
         return None
     for left, right in itertools.pairwise(chosen):
         gap = region[left[1] : right[0]]
-        if len(gap) > PART_GAP_CHARS or _RETRACTION.search(gap):
+        if len(gap) > PART_GAP_CHARS or RETRACTION.search(gap):
             return None
-    if _RETRACTION.search(region[chosen[-1][1] :]):
+    if RETRACTION.search(region[chosen[-1][1] :]):
         return None
     return ", ".join(_named_box(region, start, content) for start, _, content in chosen)
 
@@ -198,8 +242,12 @@ def joined_math(segment: str, from_start: bool) -> str | None:
 # to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
 # Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
 # "incorrect answers") are never hedges.
-_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+_HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance|perhaps|maybe"
+                     r"|I'm not sure|not sure|I guess"
                      r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
+
+
+_FORM_OF_ANSWER = re.compile(r"(?:an?|in|expressed|rounded|given|written|as|one of|the form|a whole|your)\b", re.IGNORECASE)
 
 
 def last_answer_phrase(region: str) -> Statement | None:
@@ -214,25 +262,70 @@ def last_answer_phrase(region: str) -> Statement | None:
     matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
     for m in reversed(matches):
         stated = m.group(0).lower().rstrip()
-        heading = stated.startswith("final") and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
+        # class answer-heading: "**Final Answer**", "## Answer", "#### Answer" alone on a line, the value below it
+        alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
+        heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
-        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start()), -1) + 1
+        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
+                    tail.rfind("\n", 0, m.start()), -1) + 1
         end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
         if _HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
             continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
+        if tail[end : end + 1] == "?" or re.match(r"[\s*:]*(?:not|never|cannot)\b", tail[m.end() : m.end() + 12]):
+            continue  # class asked-or-negated: "Is the answer \\boxed{5}?", "the answer is not 5"
         value = _phrase_value(tail[m.end() :])
+        if heading and not stated.startswith("final") and value and not _valueish(value) and value.count(" ") >= 4:
+            continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
+        if value and not _valueish(value) and _FORM_OF_ANSWER.match(value):
+            continue  # class format-instruction: "The answer should be an integer." (an echoed prompt) states no value
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
-        return Statement(value, "answer-phrase", offset + m.start()) if value else None
+        return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
     return None
 
 
-def ends_in_answer_phrase(region: str) -> bool:
-    """Whether the last answer phrase has nothing after it: the output was cut off before its answer."""
-    tail = region[-200:].rstrip(" \t\n.;,!*$\\([")
-    return bool(re.search(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", tail, re.IGNORECASE))
+# class answer-phrase-language: the answer phrase in the languages models most often answer in ("La respuesta es 7.",
+# "Die Antwort ist 7.", "Réponse : 7", "答案是 7。", "答えは 7 です。", "답은 7 입니다.", "Ответ: 7"); committed only with
+# a copula or a colon, and its value is the math block, box or number that opens what follows.
+FOREIGN_ANSWER = (r"(?:respuesta|réponse|antwort|risposta|resposta|antwoord|odpowiedź|cevap|jawaban|ответ"
+                  r"|最终答案|正确答案|答案|答え|正解|정답|답)")
+_FOREIGN_PHRASE = re.compile(
+    rf"{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige|endgültige))?"
+    r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
+    re.IGNORECASE)
+_FOREIGN_ASCII_WORDS = ("respuesta", "antwort", "risposta", "resposta", "antwoord", "cevap", "jawaban")
+_LEADING_VALUE = re.compile(r" ?\*{0,2} ?(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?)(?![\d.,]?\d)")
+
+
+def has_foreign_answer_word(text: str) -> bool:
+    """A cheap test before the case-insensitive scan for another language's answer phrase (the costly part)."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    return any(word in lower for word in _FOREIGN_ASCII_WORDS)
+
+
+def foreign_answer_phrase(region: str) -> Statement | None:
+    """The value after the last answer phrase written in another language."""
+    tail = region[-WINDOW:]
+    if not has_foreign_answer_word(tail):
+        return None
+    last = None
+    for last in _FOREIGN_PHRASE.finditer(tail):
+        pass
+    if last is None:
+        return None
+    rest = tail[last.end() :]
+    start = len(region) - len(tail) + last.start()
+    end = start + (last.end() - last.start()) + len(rest.split("\n", 1)[0])
+    if _OPENS_MATH.match(rest) or rest.lstrip(" *").startswith("\\boxed"):
+        value = _phrase_value(rest)
+    else:
+        number = _LEADING_VALUE.match(rest)
+        value = number.group(1) if number else None
+    return Statement(value, "answer-phrase", start, end) if value else None
 
 
 _A_LINE = re.compile(r"(?:^|\n) ?(?:A|Ans)[:.] ?(\S[^\n]{0,200})")
@@ -246,7 +339,8 @@ def closing_a_line(region: str) -> Statement | None:
         m = _A_LINE.match("\n" + line)
         if m:
             value = joined_math(m.group(1), from_start=True) or clean_span(m.group(1))
-            return Statement(value, "A:-line", len(region) - len(tail) + tail.rfind(line)) if value else None
+            start = len(region) - len(tail) + tail.rfind(line)
+            return Statement(value, "A:-line", start, start + len(line)) if value else None
     return None
 
 
@@ -276,18 +370,32 @@ def answer_tag(region: str) -> Statement | None:
 
 def marker_statement(region: str) -> Statement | None:
     value = gsm8k_final(region[-WINDOW:])
-    return Statement(value, "####", region.rfind("####")) if value else None
+    if not value:
+        return None
+    start = region.rfind("####")
+    line_end = region.find("\n", start)
+    return Statement(value, "####", start, line_end if line_end != -1 else len(region))
 
 
 # --- conclusions ----------------------------------------------------------------------------
 
-_CONCLUDING = re.compile(r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently|Conclusion)\b",
+# class concluding-opener: the words that open a conclusion, including the plain ones models use ("That means Sam
+# pays 45 dollars altogether.", "We conclude that ...", "In the end, ...", "All in all, ...", "As a result, ...")
+_CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion"
+                         r"|Finally|Consequently|Conclusion|(?:This|That|Which) means|We (?:can )?conclude|In the end"
+                         r"|All in all|Altogether|Overall|In summary|To summarize|To sum up|As a result|Ultimately)\b",
                          re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")
 _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
-                            rf"|measures|totals|lands on|falls on)"
+                            rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that"
+                            rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
+# "17 is the answer.", "The perimeter, 34 cm, is what we wanted" (the value, a unit word at most, then the claim)
+_NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?=(?: [a-z]{1,8}){0,2},? ?(?:is|are) "
+                               r"(?:(?:the|our) (?:final |only )?(?:answer|solution|result)s?\b"
+                               r"|what (?:we|the question|the problem) (?:wanted|want|needed|need|asked|asks|are looking for)))",
+                               re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
 _NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
@@ -295,11 +403,20 @@ _LEADING_NUMBER = re.compile(_NUMBER_TEXT)
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?]) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?])(?<!i\.e\.)(?<!e\.g\.)(?<!etc\.)(?<!vs\.) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
 
 
 def _sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def _outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
+    """The text of `s` with its math blocks blanked out."""
+    pieces, at = [], 0
+    for start, end, _ in blocks:
+        pieces.append(s[at:start])
+        at = end
+    return " ".join([*pieces, s[at:]])
 
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
@@ -309,6 +426,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = sentence.strip().rstrip(".!").replace("**", "").strip()
     blocks = math_blocks(s)
+    number_is_answer = _NUMBER_IS_ANSWER.search(s)
+    if number_is_answer:
+        return number_is_answer.group(1)
     for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
         if _VALUE_IS_ANSWER.match(s[end:]):
             return content
@@ -326,7 +446,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
                 and not _TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
-        outside = re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", s)
+        outside = _outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
         numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
         if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
             return blocks[0][2]
@@ -349,7 +469,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 _TRAILING_CLAUSE = re.compile(
     r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
     r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
-    r"|in which|at which|with)\b"
+    r"|in which|at which|with|not|namely|i\.e(?=\.)|that is|specifically|e\.g(?=\.)|for example|of which"
+    r"|(?:or )?(?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
+    r"| \((?:about|approximately|roughly|around|nearly|almost|≈|~|i\.e\.)"
     r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
     r"|derived|found|claimed|stated))\b", re.IGNORECASE)
 # class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
@@ -357,22 +479,39 @@ _TRAILING_CLAUSE = re.compile(
 _CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b,? ?", re.IGNORECASE)
 
 
+# class prose-tail: a trailing comma phrase with no value of its own cannot state the answer, the value before
+# it does ("the probability is $\\frac{5}{12}$, slightly less than one half", "= 24$ in all, counting each pair
+# once"): a comma followed by two or more words and no digit or math up to the sentence end.
+# A phrase, not a clause: no verb of its own and no bold value ("..., the skater is facing **west**").
+_PROSE_TAIL = re.compile(r", (?=[A-Za-z][A-Za-z'\-]* [A-Za-z](?:(?!\b(?:is|are|was|were|be|has|have|had|equals?)\b)[^\d$\\*])*$)",
+                         re.IGNORECASE)
+
+
 def _math_balanced(head: str) -> bool:
     return head.count("$") % 2 == 0 and head.count("\\(") == head.count("\\)") and head.count("**") % 2 == 0
+
+
+_COORDINATE = re.compile(r"[,;] (?:and|while|whereas|but) (?!so\b|thus\b|hence\b|therefore\b)", re.IGNORECASE)
 
 
 def _main_clause_value(s: str, concluding: bool) -> str | None:
     """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
     whole = _value_ending(s, concluding)
+    for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
+        if whole and s.rfind(whole) > m.start() and _math_balanced(s[: m.start()]) and _value_ending(s[: m.start()], False):
+            return None  # two coordinated statements of value: which one answers is a guess
     if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
         return whole
-    for m in _TRAILING_CLAUSE.finditer(s):  # a word ending the trailing clause ("when $y$ is minimal") is not it
+    clauses = list(_TRAILING_CLAUSE.finditer(s)) + list(_PROSE_TAIL.finditer(s))
+    for m in clauses:  # a word ending the trailing clause ("when $y$ is minimal") is not it
         head = s[: m.start()]
         if re.search(r"\d|\$|\\\(", head) and _math_balanced(head):
             value = _value_ending(head, concluding)
             if value:
                 return value
-    return whole
+    # class word-in-trailing-clause: "There are 14 squares ..., because each corner ... is excluded" does not
+    # answer "excluded"; the word ends a clause that qualifies the main one
+    return None if clauses and whole else whole
 
 
 # class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
@@ -404,10 +543,20 @@ _SUBJECT_VALUE = re.compile(
 # total of 10"): the subject is then not the answer
 _STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
                              r"|which|equals?|is|are)\b|=", re.IGNORECASE)
-# class verification-line: a closing check of the answer ("Check: 42 / 7 = 6.") restates numbers, it is not
-# the answer; the line before it is read instead
-_CHECK_LINE = re.compile(r"^\W{0,4}(?:check(?:ing)?|verif(?:y|ication|ying)|double[- ]check|sanity check)\b",
-                         re.IGNORECASE)
+# a later clause that states a value of its own ("Thus 2 pairs were counted twice, giving a total of 10"): the
+# main clause's number is then not the answer
+_RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|so|thus|hence|therefore|(?<!of )which|for a total"
+                       r"|totaling|totalling)\b|\btotal\b|=|\b(?:equals?|is|are|was|were)\b", re.IGNORECASE)
+
+
+def _numbers_only(s: str) -> str:
+    """`s` with each math block that is one number written as that number and every other math block as `X`."""
+    out, at = [], 0
+    for start, end, content in math_blocks(s):
+        number = re.fullmatch(r"\\?\$?(-?\d[\d,]*(?:\.\d+)?)", content.strip())
+        out.extend([s[at:start], number.group(1) if number else "X"])
+        at = end
+    return "".join([*out, s[at:]])
 
 
 def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
@@ -426,7 +575,18 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
                 return clean_span(value), True
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(s) if _math_balanced(s[: m.start()])]
     if clauses:
-        return _main_clause_value(s[clauses[-1].end() :], True), True
+        value = _main_clause_value(s[clauses[-1].end() :], True)
+        if value:
+            return value, True
+    total = _TOTAL_NUMBER.search(s) if concluding else None
+    if total is not None and not _negated(s, total.group(0)) and _total_stands(s[total.end() :]):
+        # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
+        return (total.group(1) or total.group(2)).rstrip(","), True
+    if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
+        plain = _numbers_only(s)  # math that is one number stays it; other math holds no number ($\\sqrt{41}$ is no 41)
+        main = main_clause_number(plain)
+        if main and not _is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
+            return main, True
     return None, concluding
 
 
@@ -438,39 +598,79 @@ def _is_closing_remark(sentence: str) -> bool:
     return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
 
 
-def conclusion(region: str) -> Statement | None:
-    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value."""
-    tail = math_safe_tail(region.rstrip(), 800)
-    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
-    if not paragraphs:
-        return None
-    paragraph = paragraphs[-1]
-    offset = len(region) - len(tail) + tail.rfind(paragraph)
+# class forward-step: a concluding word that opens the next step is no conclusion ("So far we have 60.", "This means
+# we need to check 10 pairs.", "So let's ...", "So now ...")
+_FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore),? (?:far\b|now\b|next\b|let(?:'s| us)\b"
+                      r"|we (?:need|have|want|are going|still need) to\b|we (?:must|will|should) (?!be\b|have\b)[a-z]+)",
+                      re.IGNORECASE)
+_TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
+
+
+def _committed_sentences(paragraph: str) -> list[str]:
+    """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
     # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
     paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
     sentences = _sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
-    while len(sentences) > 1 and _CHECK_LINE.match(sentences[-1]):
-        sentences.pop()  # class verification-line
+    while sentences and is_aside(sentences[-1]):
+        sentences.pop()  # class verification-line, class aside-after-answer
+    return sentences
+
+
+def _negated(sentence: str, value: str) -> bool:
+    """Whether the clause that states `value` negates it ("the value cannot be 5"; not "since 4 is not prime, ...")."""
+    at = sentence.rfind(value)
+    if at == -1:
+        return False
+    clause = re.split(r"[,;:\d$]", sentence[:at])[-1]  # a negation before another value is that value's ("not 10, it's 12")
+    return bool(_NEGATION.search(clause))
+
+
+def conclusion(region: str) -> Statement | None:
+    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value. A final
+    paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it."""
+    tail = math_safe_tail(region.rstrip(), 1600)
+    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    # each paragraph is read in its final 800 characters (a conclusion closes its paragraph)
+    paragraphs = [math_safe_tail(p, 800) for p in paragraphs[-3:]]
+    paragraph, sentences = paragraphs[-1], _committed_sentences(paragraphs[-1])
+    for earlier in reversed(paragraphs[:-1]):
+        if sentences:
+            break
+        paragraph, sentences = earlier, _committed_sentences(earlier)
+    if not sentences:  # nothing but asides: the last one is read as before (a lone "Check: 7 x 6 = 42" line)
+        paragraph = paragraphs[-1]
+        sentences = _sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
+    offset = len(region) - len(tail) + tail.rfind(paragraph)
     final = len(sentences) - 1
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
             and _sentence_value(sentences[final], False)[0] is None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
-        concluding = bool(_CONCLUDING.match(sentence))
+        # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
+        concluding = bool(_CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence))) \
+            and not _FORWARD.match(sentence)
         if not concluding and index != final:
+            if RETRACTION.search(sentence):
+                break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
             continue
-        if _HEDGED.search(sentence):
-            break  # class hedged-statement: the closing candidate is doubted, no earlier one is read instead
+        if _HEDGED.search(sentence) or sentence.rstrip("*$) ").endswith("?"):
+            break  # class hedged-statement: the closing candidate is doubted or asked, no earlier one is read instead
         value, concluding = _sentence_value(sentence, concluding)
+        if value and _negated(sentence, value):
+            break  # class negated-statement: "Thus the value cannot be 5."
         if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
             break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
+        if RETRACTION.search(sentence):
+            break
     return None
 
 
@@ -498,8 +698,8 @@ def bare_answer(region: str) -> Statement | None:
     if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
         return None
     blocks = math_blocks(text)
-    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text)):
-        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ..."
+    if blocks and (_HEDGED.search(text) or re.search(r", but\b", text) or _NEGATION.search(text)):
+        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ...", "the answer isn't $5$"
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
@@ -519,33 +719,63 @@ def bare_answer(region: str) -> Statement | None:
 
 
 # class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
-_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_]$"
+_TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_,;:]$"
                             r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
-_RETRACTION = re.compile(r"\b(?:wait|actually|mistake|re-?check|recount|recalculat|correction|oops|on second thought)",
-                         re.IGNORECASE)
+
+
+def _valueish(span: str) -> bool:
+    return bool(re.search(r"\d|\\", span))
+
+
+def _after_retraction(region: str, statement: Statement) -> Statement | None:
+    """What a completion commits to after retracting `statement`: the later conclusion, the statement itself
+    when the recheck ends by confirming it, or an empty statement (no answer) when neither."""
+    after = region[statement.end :] if statement.end >= 0 else ""
+    closing = " ".join(_sentences(after.rstrip()[-400:])[-2:])
+    if confirms(closing):  # class confirmed-statement: "Wait, let me double-check ... Yes, that matches."
+        return statement
+    later = conclusion(after)
+    if later is not None and _restates(later.span, statement.span):
+        return statement  # "Actually, let me double check: $4 \\times 3 = 12$." restates the boxed 12
+    if later is not None and (_valueish(later.span) or not _valueish(statement.span)):
+        return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
+    if not WITHDRAWAL.search(after):
+        return statement  # only a doubt ("Hmm, interesting"), and no new value: the statement stands
+    return Statement("", f"retracted-{statement.how}", statement.end)
+
+
+def _restates(later: str, stated: str) -> bool:
+    """Whether a later value is the stated one, or a computation ending in it (`4 \\times 3 = 12` for 12)."""
+    later, stated = later.replace(" ", ""), stated.replace(" ", "")
+    return later == stated or later.endswith("=" + stated)
 
 
 def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     region = answer_region(text)
+    if not region.strip() and unclosed_think(compact_whitespace(text)):
+        return None, "the completion stops inside <think> (truncated reasoning); no final answer"
+    if not region.strip() and "</think>" in text:
+        return None, "nothing follows </think>: the completion stopped before its answer section"
+    cut_off = cut_off_in_statement(region)
+    if cut_off:  # class truncated-statement: an earlier box is not what a cut-off final statement commits to
+        return None, cut_off
     box = last_box_group(region)
-    statements = [s for s in (box, last_answer_phrase(region), closing_a_line(region), marker_statement(region),
-                              answer_tag(region)) if s]
+    phrase = last_answer_phrase(region)
+    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region),
+                              foreign_answer_phrase(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
-        if last is not box and box is not None and not re.search(r"\d|\\", last.span):
+        if last is not box and box is not None and not _valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last is box:
-            after = region[box.start :]
-            if _RETRACTION.search(after):  # "\boxed{20}? Wait, ... Therefore, the total is 24."
-                later = conclusion(after[after.find("}") + 1 :])
-                if later is not None:
-                    return later.span, f"{later.how} (after a retracted box)"
+        if last.end >= 0 and RETRACTION.search(region[last.end :]):
+            # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
+            last = _after_retraction(region, last)
+            if not last.span:
+                return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
         return last.span, last.how
-    if ends_in_answer_phrase(region):
-        return None, "the text ends in an answer phrase with nothing after it (truncated)"
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
@@ -568,8 +798,10 @@ _STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+
 # left") is read first. Otherwise the last number of the line stands.
 _QUALIFIER = re.compile(r" (?:after|before|for|from|in|out of|per|at|by|with|over|since|because|when|while|using"
                         r"|to|on|than|each|every|instead of|leaving)\b|, (?!which|where)", re.IGNORECASE)
-_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in|at|by|with|over|since|because|when|while|if|once"
-                                  r"|using|of|on|to|per|during|without|until|although|though|given)\b", re.IGNORECASE)
+# (a summing adverb such as "In total" / "In all" / "In the end" opens the main clause, not a subordinate phrase)
+_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in(?! (?:total|all|the end|sum)\b)|at|by|with|over"
+                                  r"|since|because|when|while|if|once|using|of|on|to|per|during|without|until"
+                                  r"|although|though|given)\b", re.IGNORECASE)
 
 
 def main_clause_number(line: str) -> str | None:
@@ -583,7 +815,8 @@ def main_clause_number(line: str) -> str | None:
         sentence = sentence[clauses[-1].end() :]
     if len(_STANDALONE_NUMBER.findall(sentence.replace("$", " "))) < 2 or _SUBORDINATE_OPENING.match(sentence):
         return None
-    split = _QUALIFIER.search(sentence)
+    first = _STANDALONE_NUMBER.search(sentence.replace("$", " "))
+    split = _QUALIFIER.search(sentence, first.end()) if first else None  # "has to pay $45 for ...": after the number
     if split is None:
         return None
     head = sentence[: split.start()].replace("$", " ")
@@ -591,6 +824,24 @@ def main_clause_number(line: str) -> str | None:
     if len(numbers) != 1 or re.search(r"[=+*/×]|\\times|\\cdot", head) or _NEGATION.search(head):
         return None
     return numbers[0].rstrip(",")
+
+
+_NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|tell|say)\b|\bnot sure\b"
+                            r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
+_TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
+                           r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
+
+
+_JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b", re.IGNORECASE)
+
+
+def _total_stands(rest: str) -> bool:
+    """Whether the text after a stated total leaves it the answer: no other number, or only numbers inside a
+    qualifying phrase ("... after giving away 2"), never an alternative ("7 in total and 9 otherwise")."""
+    if not re.search(r"\d", rest):
+        return True
+    return bool(re.match(r"(?: [A-Za-z]+){0,3} (?:after|before|for|from|with|per|over|at|by|using|when|since)\b", rest)) \
+        and not re.search(r"\b(?:and|or|otherwise|but|plus)\b", rest)
 
 
 def find_number_answer(text: str) -> tuple[str | None, str]:
@@ -604,8 +855,17 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
     lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
-    while len(lines) > 1 and _CHECK_LINE.match(lines[-1]):
+    while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
+    if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
+        return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
+    if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
+        reason = _JUSTIFICATION.search(lines[-1])
+        if reason and _STANDALONE_NUMBER.search(lines[-1][: reason.start()]):
+            lines[-1] = lines[-1][: reason.start()]
+    total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
+    if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
+        return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"

@@ -1,0 +1,93 @@
+"""Which text commits to an answer: retractions, confirmations, asides and cut-off endings.
+
+The final-answer grammar (kleval.verify.grammar) reads the LAST committed answer statement. These
+vocabularies decide what does not commit: a later retraction withdraws an earlier statement ("Wait,
+I double counted"), a confirmation keeps it ("Yes, that matches"), an aside after the answer only
+varies or rechecks numbers ("For comparison, ...", "If there were 8 boxes instead, ..."), and a text
+cut off inside its reasoning or its answer commits to nothing. Pure string work, linear time.
+"""
+from __future__ import annotations
+
+import re
+
+# class retracted-statement: the writer withdraws what came before. Only words about the writer's own work
+# ("I double counted", "that's wrong", "let me redo"), never problem words ("a common wrong answer", "the
+# number of incorrect answers", "the error term"): those would make any later remark look like a correction.
+# A WITHDRAWAL says the statement was wrong; a DOUBT ("Wait", "Hmm", "let me recheck") only reopens it, and a
+# doubt that reaches no new value leaves the statement standing.
+_WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken|miscount|miscalculat|overcount|undercount"
+               r"|extraneous|(?:is|are) not (?:a )?valid|(?:does not|doesn't|do not|don't) satisfy"
+               r"|double[- ]count(?:ed|ing)|let me (?:re-?do|redo|restart|start over|try again|fix|correct)|start(?:ing)? over"
+               r"|I (?:forgot|missed|misread|mixed up|used the wrong|made an? )"
+               r"|(?:that|this|it|which|the above|my (?:first |previous |earlier )?(?:answer|result|count))(?:'s| is| was) "
+               r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b")
+_DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
+WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
+RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
+
+# class confirmed-statement: a recheck that ends by affirming the earlier statement keeps it
+# ("Wait, let me double-check: 7 x 6 = 42, which matches. Yes, the answer is correct.")
+# ("correct" only as a predicate: "The correct count is 44" states a new value, it confirms nothing)
+CONFIRMATION = re.compile(r"\b(?:is|was|be|are|looks|seems) (?:indeed |also |still )?(?:correct|right|consistent|valid)\b"
+                          r"|\b(?:confirm(?:s|ed)?|matches|checks out|verified|holds|as expected)\b|^\W*(?:correct|yes)\b"
+                          r"|[✓✔]", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(?:not|isn't|doesn't|don't|never|no longer)\b[^.!?]{0,30}"
+                     r"\b(?:correct|confirm|match|consistent|check|verif|hold|right)"
+                     r"|\bincorrect\b|\binconsistent\b", re.IGNORECASE)
+
+
+def confirms(text: str) -> bool:
+    """Whether a recheck text affirms the statement before it (and nowhere denies it)."""
+    return bool(CONFIRMATION.search(text)) and not _DENIAL.search(text)
+
+
+# class aside-after-answer: a sentence after the answer that rechecks, compares or varies the problem
+# ("Note: at 70 mph it would have covered 175 miles.", "For comparison, ...", "As a quick check: 3 x 15 =
+# 45. ✓", "If there were 8 boxes instead, there would be 96 eggs."). It states numbers, never the answer.
+# A plain conditional ("If he buys 3 more, he will have 12") is not an aside: only a counterfactual
+# ("instead", "were", "had been", "would have <participle>") is.
+ASIDE = re.compile(
+    r"^\W{0,4}(?:note|remark|for comparison|by comparison|in comparison|for reference|for example|for instance"
+    r"|as an? (?:quick |final |sanity |simple )?(?:check|verification|aside|comparison|sanity check)"
+    r"|to (?:check|verify|confirm|double-check)|check(?:ing)?|verif(?:y|ication|ying)|double[- ]check(?:ing)?"
+    r"|sanity check|alternatively|by the way|(?:this|that) (?:took|matches|agrees|checks|is consistent))\b"
+    # an elaboration of the answer just stated ("This includes the $5 tip.", "It assumes she sells all 9.")
+    r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
+    r"|makes sense|excludes|ignores|counts)\b"
+    r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
+    r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
+    r"|[a-z]{2,}ed)\b"
+    r"|[✓✔]\W*$"
+    # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
+    r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
+    re.IGNORECASE,
+)
+
+
+def is_aside(sentence: str) -> bool:
+    """Whether a sentence (or a line) is an aside after the answer, not a statement of it."""
+    return bool(ASIDE.search(sentence.strip()))
+
+
+# class truncated-statement: a text that ends inside an opened box, or right after an answer phrase, was
+# cut off while stating its final answer; what it stated before is not what it was committing to.
+_OPEN_BOX_AT_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^{}]{0,150}(?:\{[^{}]{0,150}\}[^{}]{0,150}){0,4}$")
+_PHRASE_AT_END = re.compile(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", re.IGNORECASE)
+
+
+def cut_off_in_statement(region: str) -> str | None:
+    """Why the text stops inside its answer statement (a box it opened, an answer phrase), or None."""
+    tail = region[-400:].rstrip()
+    if ("\\boxed" in tail or "\\fbox" in tail) and _OPEN_BOX_AT_END.search(tail):
+        return "the text stops inside a box or an expression (truncated); no committed answer"
+    if _PHRASE_AT_END.search(tail.rstrip(" \t\n.;,!*$\\([")[-40:]):
+        return "the text ends in an answer phrase with nothing after it (truncated)"
+    return None
+
+
+# class think-unclosed: a completion that opens `<think>` and never closes it stopped while reasoning; a box
+# inside that reasoning is a guess, not a final answer.
+def unclosed_think(text: str) -> bool:
+    """Whether the last `<think>` of the text is never closed."""
+    opened = text.rfind("<think>")
+    return opened != -1 and text.find("</think>", opened) == -1
