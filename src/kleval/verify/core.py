@@ -21,7 +21,7 @@ from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_rati
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.2.0"
+VERIFIER_VERSION = "2.3.0"
 
 
 @functools.lru_cache(maxsize=65536)
