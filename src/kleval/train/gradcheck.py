@@ -12,7 +12,8 @@ using the same `kl.kl_terms` as the trainer) and compare it with exact targets:
 
 Theory (Tang & Munos 2025; Shah et al. 2025): k1-reward, k1-both, k3-both = rev; k1-loss = 0;
 k3-loss = fwd_tok (= fwd_seq at L = 1); k3-reward = rev - fwd_tok (with sequence granularity:
-rev - fwd_seq at every L); k2-loss = rev_tok (= rev only at L = 1). Monte-Carlo rows give the
+rev - fwd_seq at every L); k2-loss = rev_tok (= rev only at L = 1). Applied once to the sequence
+log-ratio s: k2-loss-seq = rev and k3-loss-seq = fwd_seq at every L. Monte-Carlo rows give the
 per-sample spread of each estimator (no baseline) relative to |rev|.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ CONFIGS: dict[str, KLConfig] = {
 }
 CONFIGS["k3-reward-seq"] = replace(preset("k3-reward", beta=1.0), granularity="sequence")
 CONFIGS["k3-loss-seq"] = replace(preset("k3-loss", beta=1.0), granularity="sequence")
+CONFIGS["k2-loss-seq"] = replace(preset("k2-loss", beta=1.0), granularity="sequence")
 # Differentiable importance weights pi / pi_old (value 1 on-policy): TRL's use_bias_correction_kl is
 # the token version; the sequence version makes K1 or K3 in the loss unbiased.
 CONFIGS["k3-loss-iw-token"] = replace(preset("k3-loss", beta=1.0), importance_weighting="token")
@@ -56,6 +58,8 @@ THEORY = [
     ("k3-reward-seq", "rev_minus_fwd_seq", "all", "sequence-level K3 in reward = reverse minus sequence forward KL"),
     ("k2-loss", "rev_tok", "all", "K2 in loss gives the token-level partial gradient"),
     ("k2-loss", "rev", 1, "K2 in loss is unbiased only at length 1"),
+    ("k2-loss-seq", "rev", "all", "K2 of the sequence log-ratio in loss is unbiased (E[s grad log pi] = grad rev)"),
+    ("k3-loss-seq", "fwd_seq", "all", "K3 of the sequence log-ratio in loss is the sequence forward-KL gradient"),
     ("k3-loss-iw-token", "rev_tok", "all", "K3 in loss with token importance weights gives the partial gradient"),
     ("k3-loss-iw-seq", "rev", "all", "K3 in loss with sequence importance weights is unbiased"),
     ("k1-loss-iw-seq", "rev", "all", "K1 in loss with sequence importance weights is unbiased"),
