@@ -130,22 +130,23 @@ def test_peer_suite_is_complete():
     assert 100 <= len(BOXED_ROWS) < len(ROWS)
 
 
-# Each held-out round: its dev and frozen sets, its split script, the fewest rows it was written with.
+# Each held-out round: its dev and frozen sets, the fewest rows it was written with.
 HELDOUT_ROUNDS = {
-    "round 1": ("heldout-dev", "heldout-frozen", corpus.HELDOUT_DIR / "split.py", 250),
-    "round 3": ("heldout-v3-dev", "heldout-v3-frozen", corpus.HELDOUT_DIR / "v3" / "split.py", 240),
-    "round 4": ("heldout-v4-dev", "heldout-v4-frozen", corpus.HELDOUT_DIR / "v4" / "split.py", 280),
+    "round 1": ("heldout-dev", "heldout-frozen", 250),
+    "round 3": ("heldout-v3-dev", "heldout-v3-frozen", 240),
+    "round 4": ("heldout-v4-dev", "heldout-v4-frozen", 280),
 }
 
 
 @pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
 def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
     """Structure only (no verdicts): unique ids, valid labels, a cited source, the seeded ~40% split."""
-    dev_name, frozen_name, split_path, min_rows = HELDOUT_ROUNDS[round_name]
-    spec = importlib.util.spec_from_file_location(f"kleval_heldout_split_{split_path.parent.name}", split_path)
+    dev_name, frozen_name, min_rows = HELDOUT_ROUNDS[round_name]
+    spec = importlib.util.spec_from_file_location("kleval_heldout_split", corpus.HELDOUT_DIR / "split.py")
     split = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(split)
     files = corpus.heldout_files()
+    seed = split.seed_for(files[dev_name].parent)
     dev, frozen = corpus.load_jsonl(files[dev_name]), corpus.load_jsonl(files[frozen_name])
     rows = dev + frozen
     assert len({row["id"] for row in rows}) == len(rows) >= min_rows
@@ -154,7 +155,7 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
         assert row["source"] == "hand-written" or row["source"].startswith("https://github.com/"), row["id"]
         assert row["category"].split("/")[0] in {"extraction", "number", "equations", "golds", "normalization",
                                                  "equivalence"}, row["id"]
-    again_dev, again_frozen = split.split(rows)
+    again_dev, again_frozen = split.split(rows, seed)
     assert [row["id"] for row in again_dev] == [row["id"] for row in dev]
     assert [row["id"] for row in again_frozen] == [row["id"] for row in frozen]
     assert 0.35 <= len(frozen) / len(rows) <= 0.45
@@ -169,7 +170,7 @@ def test_later_heldout_cases_are_new(round_name):
     """A later held-out round repeats no (gold, completion) pair of the earlier rounds, peer or regression corpora."""
     files = corpus.heldout_files()
     prefix, extra = NEWER_ROUNDS[round_name]
-    earlier = [(dev, frozen) for name, (dev, frozen, _split, _rows) in HELDOUT_ROUNDS.items() if name < round_name]
+    earlier = [(dev, frozen) for name, (dev, frozen, _rows) in HELDOUT_ROUNDS.items() if name < round_name]
     older = [files[set_name] for pair in earlier for set_name in pair]
     older += [corpus.PEER_SUITE, ROOT / "tests" / "verify" / "regression.jsonl"]
     older += [ROOT / "tests" / "verify" / name for name in extra]

@@ -1,9 +1,12 @@
 """Split the held-out verifier cases into dev.jsonl and frozen.jsonl (about 40% frozen per category).
 
-The split is random per category with a fixed seed, so it is reproducible from the union of both
-files: `cat dev.jsonl frozen.jsonl | python split.py --out DIR` rewrites the same two files.
+The split is random per category with a fixed seed per round (chosen by the output folder: the
+first round lives in heldout/, later ones in heldout/v3/, heldout/v4/, ...), so it is reproducible
+from the union of both files: `cat dev.jsonl frozen.jsonl | python split.py --out DIR` rewrites the
+same two files.
 
     python tests/verify/heldout/split.py ALL.jsonl --out tests/verify/heldout
+    cat v4/dev.jsonl v4/frozen.jsonl | python tests/verify/heldout/split.py --out tests/verify/heldout/v4
 """
 from __future__ import annotations
 
@@ -15,7 +18,14 @@ from collections import defaultdict
 from pathlib import Path
 
 SEED = 20261201
+# Each round's seed, by the name of the folder holding its dev.jsonl and frozen.jsonl.
+SEEDS = {"heldout": SEED, "v3": 20261215, "v4": 20261201}
 FROZEN_SHARE = 0.4
+
+
+def seed_for(folder: Path) -> int:
+    """The seed of the round whose files live in `folder`; KeyError for a folder with no round."""
+    return SEEDS[Path(folder).resolve().name]
 
 
 def split(rows: list[dict], seed: int = SEED) -> tuple[list[dict], list[dict]]:
@@ -33,11 +43,18 @@ def split(rows: list[dict], seed: int = SEED) -> tuple[list[dict], list[dict]]:
     return dev, frozen
 
 
-def main(argv: list[str] | None = None, seed: int = SEED) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", help="JSONL files with every case (default: stdin)")
     parser.add_argument("--out", required=True, type=Path, help="folder for dev.jsonl and frozen.jsonl")
+    parser.add_argument("--seed", type=int, help="seed for a new round (default: the seed of the --out folder's round)")
     args = parser.parse_args(argv)
+    seed = args.seed
+    if seed is None:
+        if args.out.resolve().name not in SEEDS:
+            print(f"error: no round's seed for folder {args.out}: pass --seed or add the folder to SEEDS", file=sys.stderr)
+            return 2
+        seed = seed_for(args.out)
     lines = [line for path in args.inputs for line in Path(path).read_text(encoding="utf-8").splitlines()] \
         if args.inputs else sys.stdin.read().splitlines()
     rows = [json.loads(line) for line in lines if line.strip()]
