@@ -74,7 +74,13 @@ def kleval_grades(rows: list[dict], workers: int, timeout_s: float) -> list[tupl
 
 def math_verify_grade(row: dict) -> bool:
     """Math-Verify's verdict: its own harness settings for peer rows, a new user's call otherwise."""
-    from math_verify import ExprExtractionConfig, LatexExtractionConfig, StringExtractionConfig, parse, verify
+    from math_verify import (
+        ExprExtractionConfig,
+        LatexExtractionConfig,
+        StringExtractionConfig,
+        parse,
+        verify,
+    )
 
     call = row.get("mv_call")
     if call is None:

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from kleval.eval import study as layout
 from kleval.errors import ConfigError, DataError
+from kleval.eval import study as layout
 
 
 def test_append_then_read_roundtrip(tmp_path):
@@ -67,10 +67,9 @@ def test_merging_a_run_with_the_same_settings_leaves_the_header_as_it_was():
 
 
 def test_study_lock_refuses_a_second_holder(tmp_path):
-    with layout.study_lock(tmp_path):
-        with pytest.raises(ConfigError, match="in use"):
-            with layout.study_lock(tmp_path):
-                pass
+    with layout.study_lock(tmp_path), pytest.raises(ConfigError, match="in use"):
+        with layout.study_lock(tmp_path):
+            pass
     with layout.study_lock(tmp_path):  # released
         pass
 

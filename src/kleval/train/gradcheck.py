@@ -261,7 +261,6 @@ def plot_bias(result: dict[str, Any], path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from matplotlib.ticker import MaxNLocator
 
     from kleval.report.plots import series_styles

@@ -302,7 +302,7 @@ def _opaque_key(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-def _flatten(items) -> tuple["Canon", ...]:
+def _flatten(items) -> tuple[Canon, ...]:
     """Members of a list or set, with each `\\pm` expansion spliced in (`0, \\pm 1` is three values)."""
     out: list[Canon] = []
     for item in items:

@@ -11,7 +11,11 @@ import math
 from typing import Any
 
 from kleval.verify.canonical import Canon
-from kleval.verify.decimals import decimal_comma, float_precision_decimal, float_precision_places
+from kleval.verify.decimals import (
+    decimal_comma,
+    float_precision_decimal,
+    float_precision_places,
+)
 from kleval.verify.policy import Policy
 
 _DIGITS = 50

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.canonical import Canon, ParseFailure, _exactify, _fast_number, _latex_to_sympy, canonicalize
+from kleval.verify.canonical import (
+    Canon,
+    ParseFailure,
+    _exactify,
+    _fast_number,
+    _latex_to_sympy,
+    canonicalize,
+)
 from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.policy import Policy
+
 
 def expand_pm(s: str, limit: int = 3) -> list[str]:
     """`a \\pm b` -> [`a + b`, `a - b`] (and \\mp the other way), for up to `limit` signs; [s] without one."""
@@ -42,9 +50,8 @@ MAX_SET_MEMBERS = 1000
 
 _REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_NUMBER_WORDS.update({w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)})
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"])}
+_NUMBER_WORDS.update({w: 10 * i for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 2)})
 # class number-words: the multipliers English numerals use ("three hundred", "two dozen", "2.5 million")
 SCALE_WORDS = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _DOZEN = {"dozen": 12}

@@ -434,7 +434,7 @@ def unit_of(span: str) -> str | None:
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None
     word = m.group(2).lower()
-    for candidate in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
         if candidate in _UNIT_CANON:
             power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
             power = power or (m.group(3) or "").replace("{", "").replace("}", "")
@@ -475,7 +475,7 @@ _COMPOUND = re.compile(r"^(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?,? (?:and )?(\d+(?:\.\d
 
 def _unit_word(word: str) -> str | None:
     word = word.lower()
-    for candidate in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
         if candidate in _UNIT_CANON:
             return _UNIT_CANON[candidate]
     return None
