@@ -85,17 +85,43 @@ def _figure_difference(got: dict, want: dict) -> str | None:
     return None if worst <= THUMB_TOL else f"thumbnail pixels differ by up to {worst} grey levels"
 
 
-@pytest.mark.slow
-def test_demo_slice_matches_committed_fixture(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def demo_slice(tmp_path_factory) -> Path:
+    """The slice, run once from scratch as `make demo` runs: from a checkout root holding assets/,
+    writing a relative output path. Returns the demo directory."""
     from kleval.demo import DemoSettings, run_demo
 
-    # Run as `make demo` does: from a checkout root holding assets/, writing a relative output path.
-    shutil.copytree(ROOT / "assets" / "tiny-arith-base", tmp_path / "assets" / "tiny-arith-base")
-    monkeypatch.chdir(tmp_path)
+    root = tmp_path_factory.mktemp("checkout")
+    shutil.copytree(ROOT / "assets" / "tiny-arith-base", root / "assets" / "tiny-arith-base")
     settings = DemoSettings(out=Path("demo"), base=Path("assets/tiny-arith-base"), presets=("k1-reward", "k3-loss"),
                             seeds=(0,), steps=4, eval_limit=12, n=2, ks=(1, 2), real_limit=1, workers=1)
-    run_demo(settings, progress=False)
-    texts, figures = _snapshot(tmp_path / "demo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        run_demo(settings, progress=False)
+    return root / "demo"
+
+
+@pytest.mark.slow
+def test_demo_runs_every_phase_and_reports_each_preset(demo_slice):
+    import pandas as pd
+
+    out = demo_slice
+    assert (out / "index.html").is_file() and (out / "table.md").is_file() and (out / "table.tex").is_file()
+    table = (out / "table.md").read_text()
+    for preset in ("k1-reward", "k3-loss", "tiny-arith-base"):
+        assert f"| {preset} " in table, preset
+    assert "arith_add (ID)" in table and "arith_sub (OOD)" in table
+    assert json.loads((out / "gradcheck.json").read_text())["all_passed"] is True
+    real = pd.read_csv(out / "real_slice" / "results.csv")  # the base and each run's final step, on GSM8K
+    assert sorted(real["checkpoint"]) == ["k1-reward-s0__step4", "k3-loss-s0__step4", "tiny-arith-base"]
+    assert (real["task"] == "gsm8k").all() and (real["num_problems"] == 1).all()
+    for run in ("k1-reward-s0", "k3-loss-s0"):
+        assert (out / "runs" / run / "train_log.jsonl").is_file()
+
+
+@pytest.mark.slow
+def test_demo_slice_matches_committed_fixture(demo_slice):
+    texts, figures = _snapshot(demo_slice)
     assert "study/study.json" in texts and "table.md" in texts and "index.html" in texts and "training_curves.png" in figures
 
     if os.environ.get("KLEVAL_UPDATE_DEMO_FIXTURE"):
@@ -118,7 +144,7 @@ def test_demo_slice_matches_committed_fixture(tmp_path, monkeypatch):
         assert difference is None, f"{rel} differs from the fixture's: {difference}"
     header = json.loads(texts["study/study.json"])
     assert "created" not in header and "git_revision" not in header
-    assert str(tmp_path) not in "".join(texts.values())
+    assert str(demo_slice.parent) not in "".join(texts.values())
 
 
 def test_rounding_noise_passes_and_real_changes_fail():

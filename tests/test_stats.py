@@ -75,7 +75,7 @@ def test_seed_level_variance_is_the_unbiased_between_seed_variance():
     not the plain bootstrap's (S-1)/S of it, plus the (here tiny) problem-level variance."""
     rng = np.random.default_rng(1)
     for seed_means in ([0.3, 0.7], [0.2, 0.5, 0.6], [0.1, 0.3, 0.4, 0.8]):
-        offsets = rng.normal(0, 0.01, 2000)
+        offsets = rng.normal(0, 0.01, 200)
         matrix = np.array([m + offsets - offsets.mean() for m in seed_means])  # (S, P), per-run means exact
         draws = hierarchical_bootstrap_draws([matrix], num_resamples=20000, seed=0)
         s = len(seed_means)
