@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from kleval.verify import approx
 from kleval.verify.normalize import is_text_wrapped, text_key
 from kleval.verify.policy import Policy
 
@@ -384,6 +385,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(s.replace(",", "")), s)
     if re.match(r"(?i)(?:yes|no)(?:[,.;:!]|$)", s):  # "Yes, it is possible": the answer is the yes
         return Canon("text", text_key(s, policy), s)
+    s = approx.exact_of_chains(s, policy)  # class approx-chain: `9\pi \approx 28.27` answers 9\pi
     s = _split_words(s)
     if policy.equation_rhs:
         name, rhs = _drop_named_lhs(s)

@@ -330,8 +330,6 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
     s = unicode_to_latex(s)
-    if re.search(r"=[^=]*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
-        s = s[: s.index("\\approx")].strip()
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
