@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from kleval.verify import approx
+from kleval.verify import approx, sequences
 from kleval.verify.normalize import is_text_wrapped, text_key
 from kleval.verify.policy import Policy
 
@@ -31,7 +31,8 @@ class ParseFailure(Exception):
 
 @dataclass(frozen=True)
 class Canon:
-    """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque."""
+    """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque,
+    family (kleval.verify.families), dots (kleval.verify.sequences)."""
 
     kind: str
     value: Any  # sympy object, str, tuple[Canon, ...] or (digits, base)
@@ -53,6 +54,9 @@ class Canon:
             return inner
         if self.kind == "base":
             return f"{self.value[0]}_{self.value[1]}"
+        if self.kind == "dots":
+            head, tail = self.value
+            return ", ".join([c.show() for c in head] + ["..."] + [c.show() for c in tail])
         if self.kind == "family":
             return "{" + ", ".join(str(e) for e in self.value[1]) + f" : {self.value[0]} integer}}"
         try:
@@ -403,6 +407,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if outer is not None:
         opener, closer, body = outer
         elements = split_top_level(body) if body else []
+        if sequences.has_ellipsis(elements):  # class ellipsis-sequence: `\{1, 2, \dots, n\}`
+            return sequences.sequence(elements, s, opener + closer, policy)
         if opener == "{":
             return Canon("set", _flatten(canonicalize(e, policy) for e in elements if e), s)
         if len(elements) > 1:
@@ -420,6 +426,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("list", tuple(tuples), s)
     parts = split_top_level(s)
     parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
+    if sequences.has_ellipsis(parts):  # class ellipsis-sequence: `1, 3, 5, \dots, 2n-1`
+        return sequences.sequence(parts, s, "", policy)
     if len(parts) > 1:
         return Canon("list", _flatten(canonicalize(p, policy) for p in parts), s)
     if not parts:

@@ -242,6 +242,10 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         parameter = (g if g.kind == "family" else p).value[0]
         fa, fb = as_family(g, parameter), as_family(p, parameter)
         return (fa is not None and fb is not None and families_equal(fa, fb)), "family-as-set"
+    if g.kind == "dots" or p.kind == "dots":
+        from kleval.verify.sequences import sequences_equal
+
+        return (g.kind == p.kind and sequences_equal(g, p, policy)), "ellipsis-sequence"
     if g.kind == "opaque" or p.kind == "opaque":
         return (g.kind == p.kind and g.value == p.value), "size-guard-string"
     if g.kind == "text" or p.kind == "text":
