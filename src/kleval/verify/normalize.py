@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from kleval.verify import dates
 from kleval.verify.policy import Policy
 
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
@@ -331,6 +332,7 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
     s = unicode_to_latex(s)
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
+    s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
     # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
