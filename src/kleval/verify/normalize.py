@@ -11,7 +11,7 @@ import unicodedata
 
 from kleval.verify import dates
 from kleval.verify.policy import Policy
-from kleval.verify.textblocks import is_text_wrapped, text_key, unwrap_command
+from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
 from kleval.verify.units import compound_quantity, unit_of, unit_ratio
 
 # re-exported: core.py and canonical.py read these names from here
@@ -304,6 +304,7 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
     s = unicode_to_latex(s)
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
+    s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
     s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916

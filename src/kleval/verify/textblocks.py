@@ -1,7 +1,8 @@
-"""Text blocks in answers: `\\text{...}` and its relatives, word answers and their comparison key.
+"""Text blocks in answers: `\\text{...}` and its relatives, word answers and their comparison key, and
+math written inside a text block.
 
 `is_text_wrapped` tells a word answer (`\\text{Evelyn}`) from math; `text_key` is the case-folded
-key words are compared by; `unwrap_command` replaces a command by its braced content.
+key words are compared by; `math_in_text` undoes math mode inside a text block.
 """
 from __future__ import annotations
 
@@ -57,3 +58,26 @@ def text_key(span: str, policy: Policy) -> str:
         s = yes_no.group(1)
     return s if policy.case_sensitive_text else s.lower()
 
+
+# class text-math: math mode inside a text block (`\text{$\infty$}`, `\mbox{$(1,2]$}`, `\text{ \(2\pi\) }`) is
+# the math itself, not the words "infty" or "frac sqrt 3 2"; only a block whose whole content is one math group
+_INNER_MATH = re.compile(r"^ ?(?:\$([^$]+)\$|\\\((.+?)\\\)) ?$", re.DOTALL)
+
+
+def math_in_text(s: str) -> str:
+    """Every text block whose content is one `$...$` or `\\(...\\)` group replaced by that math."""
+    if "$" not in s and "\\(" not in s:
+        return s
+    out, at = [], 0
+    for m in _TEXT_COMMANDS.finditer(s):
+        if m.start() < at:
+            continue
+        depth, j = 1, m.end()
+        while j < len(s) and depth:
+            depth += {"{": 1, "}": -1}.get(s[j], 0)
+            j += 1
+        inner = _INNER_MATH.match(s[m.end() : j - 1]) if depth == 0 else None
+        if inner is not None:
+            out.append(s[at : m.start()] + (inner.group(1) or inner.group(2)).strip())
+            at = j
+    return "".join(out) + s[at:]
