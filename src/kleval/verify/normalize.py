@@ -229,7 +229,8 @@ def _scaled_numeral(m: re.Match) -> str:
 _UNICODE_COMMANDS = {"·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ", "≤": "\\leq ", "≥": "\\geq ",
                      "≠": "\\ne ", "∈": "\\in ", "∪": "\\cup ", "∩": "\\cap ", "∅": "\\emptyset ", "⁄": "/",
                      "√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]", "−": "-", "∞": "\\infty ", "×": "\\times ",
-                     "⩽": "\\leq ", "⩾": "\\geq ", "ℤ": "\\mathbb{Z}", "ℕ": "\\mathbb{N}", "∣": "|", "…": "\\ldots ", "π": "\\pi "}
+                     "⩽": "\\leq ", "⩾": "\\geq ", "ℤ": "\\mathbb{Z}", "ℕ": "\\mathbb{N}", "∣": "|", "…": "\\ldots ", "π": "\\pi ",
+                     "∠": "\\angle "}  # class angle-name: `∠ABC = 72°` names the angle, as `\angle ABC` does
 # a figure dash or en dash right before a number is a minus sign (`‒3`, `–0.25`); between words it is prose
 _DASH_MINUS = re.compile(r"(?<![\w)])[‒–](?= ?[\d.])")
 _CURRENCY_SIGNS = re.compile(r"[€£¥₹₩₽]")
