@@ -368,4 +368,6 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = re.sub(r"(?<=[\d}])\s*%$", "", s.strip())
     s = re.sub(r"(?<!\\)\\ ", " ", s).replace("~", " ")
     s = _SPACES.sub(" ", s).strip()
-    return s.strip().rstrip(".").strip()
+    # class mixed-number-unit: `2 1/2 \text{ miles}` is a mixed number once its unit is gone
+    s = _PLAIN_MIXED.sub(_plain_mixed, s.strip().rstrip(".").strip())
+    return s
