@@ -22,7 +22,8 @@ _MARK = re.compile(r"\\approx(?![a-zA-Z])|≈|\\simeq(?![a-zA-Z])|\\thickapprox(
 _DECIMAL = re.compile(r"^([-+]?)(\d+)(?:\.(\d*))?(?: ?(?:\\ldots|\\dots|\\cdots|\.\.\.))?$")
 _PLAIN_NUMERAL = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$")
 # a name given an approximate value (`x`, `A_1`, `f(2)`, `\theta`); never a constant (`e`, `i`, `\pi`)
-_BARE_NAME = re.compile(r"^(?:(?![ei](?![A-Za-z]))[A-Za-z]|\\(?!pi(?![a-zA-Z]))[a-zA-Z]+)(?:_\{?\w+\}?)?(?:\([^()=]*\))?$")
+_BARE_NAME = re.compile(r"^(?:(?![ei](?![A-Za-z]))[A-Za-z]|\\(?!pi(?![a-zA-Z]))[a-zA-Z]+)"
+                        r"(?:_\{?\w+\}?)?(?:\([^()=]*\))?$")
 MAX_PARTS = 20
 
 
