@@ -43,6 +43,24 @@ def _numbers(terms: tuple) -> list | None:
     return values if all(t.kind == "number" for t in terms) else None
 
 
+def _bounded(general: Any, index: Any) -> bool:
+    """Whether every exponent and factorial argument of the general term is at most linear in its index,
+    so that its first TERMS values stay small (`2^{n-1}`, `(2n)!`, `n^n`; never `(n!)!` or `n^{n^2}`)."""
+    import sympy
+
+    for node in sympy.preorder_traversal(general):
+        if isinstance(node, sympy.Pow):
+            arguments = (node.exp,)
+        elif isinstance(node, (sympy.factorial, sympy.binomial, sympy.gamma, sympy.factorial2)):
+            arguments = node.args
+        else:
+            continue
+        for argument in arguments:
+            if not argument.is_polynomial(index) or sympy.degree(argument, index) > 1:
+                return False
+    return True
+
+
 def _pattern(c) -> list | None:
     """The first TERMS terms the written head determines, or None when it follows no pattern."""
     import sympy
@@ -53,8 +71,8 @@ def _pattern(c) -> list | None:
         return None
     try:
         general = tail[0].value if tail and tail[0].kind == "expr" else None
-        if general is not None and len(general.free_symbols) == 1:
-            index = next(iter(general.free_symbols))
+        index = next(iter(general.free_symbols)) if general is not None and len(general.free_symbols) == 1 else None
+        if index is not None and _bounded(general, index):
             for first in (0, 1):
                 terms = [general.xreplace({index: sympy.Integer(first + j)}) for j in range(TERMS)]
                 if all(sympy.simplify(t - v) == 0 for t, v in zip(terms, values)):
@@ -67,7 +85,7 @@ def _pattern(c) -> list | None:
                 ratio = values[1] / values[0]
                 if all(values[j + 1] == values[j] * ratio for j in range(len(values) - 1)):
                     return [values[0] * ratio**j for j in range(TERMS)]
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError):
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, sympy.PolynomialError):
         return None
     return None
 
