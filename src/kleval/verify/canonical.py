@@ -14,14 +14,12 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from kleval.verify import approx, sequences
 from kleval.verify.normalize import is_text_wrapped, text_key
 from kleval.verify.policy import Policy
+from kleval.verify.sizes import check_size, opaque_key, scan_brackets
 
 MAX_ANSWER_CHARS = 600  # longer spans are not final answers; parsing them is slow and pointless
-MAX_BRACE_DEPTH = 12
-MAX_EXPONENT = 4096  # a literal exponent above this is compared as a string, never evaluated
-MAX_FACTORIAL = 2000
-MAX_INTEGER_DIGITS = 3000  # below Python's 4300-digit int/str conversion limit
 
 
 class ParseFailure(Exception):
@@ -30,7 +28,8 @@ class ParseFailure(Exception):
 
 @dataclass(frozen=True)
 class Canon:
-    """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque."""
+    """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque,
+    family (kleval.verify.families), dots (kleval.verify.sequences)."""
 
     kind: str
     value: Any  # sympy object, str, tuple[Canon, ...] or (digits, base)
@@ -52,6 +51,9 @@ class Canon:
             return inner
         if self.kind == "base":
             return f"{self.value[0]}_{self.value[1]}"
+        if self.kind == "dots":
+            head, tail = self.value
+            return ", ".join([c.show() for c in head] + ["..."] + [c.show() for c in tail])
         if self.kind == "family":
             return "{" + ", ".join(str(e) for e in self.value[1]) + f" : {self.value[0]} integer}}"
         try:
@@ -66,7 +68,6 @@ _THOUSANDS_RE = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _FRAC_RE = re.compile(r"^([-+]?)\\frac\{\s*([-+]?\d+)\s*\}\{\s*([-+]?\d+)\s*\}$|^([-+]?\d+)\s*/\s*([-+]?\d+)$")
 _SCI_RE = re.compile(r"^([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?$")
 _REPEATING_RE = re.compile(r"^([-+]?)(\d*)\.(\d*)\\overline\{(\d+)\}$")
-_INT_POWER_RE = re.compile(r"^(\d+)\s*\^\s*\{?\s*(\d+)\s*\}?$")
 _BASE_RE = re.compile(r"^([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?$")
 # class base-n-letter-digits: `\\text{FF}_{16}` or `FF_{16}` (upper-case letters that are digits of the base)
 _TEXT_BASE_RE = re.compile(r"^\\(?:text|mathrm)\{ ?([0-9A-Za-z]+) ?\}_\{?\(?(\d{1,2})\)?\}?$")
@@ -79,23 +80,6 @@ def _letter_digits(digits: str, base: int) -> bool:
 
 _WORDS_RE = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
 _MATRIX_RE = re.compile(r"\\begin\{[pbvBV]?matrix\}")
-_EXPONENT_RE = re.compile(r"\^\s*\{?\s*(\d+)")
-_NESTED_POWER_RE = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\d+\s*\^")
-_BINOMIAL_RE = re.compile(r"\\[dt]?binom\s*(?:\{\s*(\d+)\s*\}|(\d))")
-_FACTORIAL_RE = re.compile(r"(\d+)\s*!")
-_DIGITS_RE = re.compile(r"\d+")
-
-
-def _scan_brackets(s: str) -> list[int]:
-    """Bracket depth before each character; `\\{`, `\\}` count as brackets, `\\left` is gone already."""
-    depth, depths = 0, []
-    for i, ch in enumerate(s):
-        depths.append(depth)
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-    return depths
 
 
 def split_top_level(s: str, separators: str = ",;") -> list[str]:
@@ -129,29 +113,6 @@ def _outer_brackets(s: str) -> tuple[str, str, str] | None:
         if depth < 0:
             return None  # e.g. "(1)+(2)": the first bracket closes early
     return (opener, closer, body.strip()) if depth == 0 else None
-
-
-def _check_size(s: str) -> str | None:
-    """Why s is too big to hand to sympy, or None when it is safe."""
-    if max(_scan_brackets(s) or [0]) > MAX_BRACE_DEPTH:
-        return f"nesting deeper than {MAX_BRACE_DEPTH}"
-    if _NESTED_POWER_RE.search(s):
-        return "a power tower"
-    for m in _EXPONENT_RE.finditer(s):
-        if len(m.group(1)) > 6 or int(m.group(1)) > MAX_EXPONENT:
-            return f"an exponent above {MAX_EXPONENT}"
-    if "\\choose" in s or "binom" in s:
-        small = [m for m in _BINOMIAL_RE.finditer(s) if len(m.group(1) or m.group(2)) <= 6
-                 and int(m.group(1) or m.group(2)) <= MAX_FACTORIAL]
-        if "\\choose" in s or len(small) < s.count("binom"):
-            return f"a binomial coefficient that is not (n <= {MAX_FACTORIAL}) choose k"
-    for m in _FACTORIAL_RE.finditer(s):
-        if len(m.group(1)) > 6 or int(m.group(1)) > MAX_FACTORIAL:
-            return f"a factorial above {MAX_FACTORIAL}!"
-    for m in _DIGITS_RE.finditer(s):
-        if len(m.group(0)) > MAX_INTEGER_DIGITS:
-            return f"an integer longer than {MAX_INTEGER_DIGITS} digits"
-    return None
 
 
 def _fast_number(s: str) -> Any | None:
@@ -249,7 +210,7 @@ def _simplify_relation_text(s: str) -> str:
         return m.group(1).strip()
     if len(split_top_level(s)) > 1:
         return s  # "x=3, x=-2" is a list of two equations, not a chain ending in -2
-    depths = _scan_brackets(s)  # only top-level `=` chain: "(f(n) = n, g(n) = 1)" is a tuple of equations
+    depths = scan_brackets(s)  # only top-level `=` chain: "(f(n) = n, g(n) = 1)" is a tuple of equations
     cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")
             and s[i + 1 : i + 2] != "="]
     if len(cuts) >= 2 and s[: cuts[0]].strip() and s[cuts[-1] + 1 :].strip():
@@ -267,7 +228,7 @@ _NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))$")
 def _drop_named_lhs(s: str) -> tuple[str, str]:
     """(`3`, `x`) for `x = 3`, (`(6,5)`, `(b,c)`) for `(b,c) = (6,5)`, (`n`, `f(n)`) for `f(n) = n`:
     the left side only names the answer. ("", s) when s is not such an assignment."""
-    depths = _scan_brackets(s)
+    depths = scan_brackets(s)
     cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")]
     if len(cuts) != 1:
         return "", s
@@ -288,62 +249,12 @@ _FUNCTION_WORDS = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt
                    "cosh", "tanh", "min", "max", "gcd", "lcm", "det", "mod", "deg", "lim", "inf", "sup", "arg", "ker"}
 
 
-def _opaque_key(s: str) -> str:
-    """The string an over-size value is compared by; `4^{5000}` and `2^{10000}` share `2^10000`."""
-    m = _INT_POWER_RE.match(s)
-    if m and len(m.group(1)) <= 30 and len(m.group(2)) <= 12:
-        from sympy.ntheory.factor_ import perfect_power
-
-        base, exponent = int(m.group(1)), int(m.group(2))
-        root = perfect_power(base) if base > 1 else False
-        if root:
-            base, exponent = root[0], root[1] * exponent
-        return f"{base}^{exponent}"
-    return re.sub(r"\s+", "", s)
-
-
 def _flatten(items) -> tuple[Canon, ...]:
     """Members of a list or set, with each `\\pm` expansion spliced in (`0, \\pm 1` is three values)."""
     out: list[Canon] = []
     for item in items:
         out.extend(item.value if item.kind == "list" and item.expanded else (item,))
     return tuple(out)
-
-
-def _canon_of_set(value: Any, source: str) -> Canon:
-    """A sympy set (interval, finite set or union of them) as a Canon; ParseFailure for anything else."""
-    import sympy
-
-    if isinstance(value, sympy.Interval):
-        ends = (Canon("number" if e.is_number else "expr", e, source) for e in (value.start, value.end))
-        return Canon("seq", tuple(ends), source, ("(" if value.left_open else "[") + (")" if value.right_open else "]"))
-    if isinstance(value, sympy.FiniteSet):
-        return Canon("set", tuple(Canon("number" if m.is_number else "expr", m, source) for m in value.args), source)
-    if isinstance(value, sympy.Union):
-        return Canon("union", tuple(_canon_of_set(part, source) for part in value.args), source)
-    if value == sympy.S.EmptySet:
-        return Canon("set", (), source)
-    raise ParseFailure(f"a set difference that is not intervals and points: {value}")
-
-
-def _set_difference(s: str, policy: Policy) -> Canon:
-    """class set-difference: `(0,36) \\setminus \\{9\\}` is the set it denotes, `(0,9) \\cup (9,36)`."""
-    import sympy
-
-    from kleval.verify.compare import _as_set
-
-    left, _, right = s.partition("\\setminus")
-    sets = []
-    for part in (left, right):
-        canon = canonicalize(part.strip(), policy)
-        if canon.kind == "set" and all(m.kind == "number" for m in canon.value):
-            sets.append(sympy.FiniteSet(*(m.value for m in canon.value)))
-        else:
-            as_set = _as_set(canon)
-            if as_set is None:
-                raise ParseFailure("a set difference of something that is not a set")
-            sets.append(as_set)
-    return _canon_of_set(sympy.Complement(sets[0], sets[1]), s)
 
 
 def canonicalize(s: str, policy: Policy) -> Canon:
@@ -384,6 +295,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(s.replace(",", "")), s)
     if re.match(r"(?i)(?:yes|no)(?:[,.;:!]|$)", s):  # "Yes, it is possible": the answer is the yes
         return Canon("text", text_key(s, policy), s)
+    s = approx.exact_of_chains(s, policy)  # class approx-chain: `9\pi \approx 28.27` answers 9\pi
     s = _split_words(s)
     if policy.equation_rhs:
         name, rhs = _drop_named_lhs(s)
@@ -392,7 +304,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     s = _simplify_relation_text(s)
 
     if "\\setminus" in s and len(split_top_level(s)) == 1:
-        return _set_difference(s, policy)
+        return forms.set_difference(s, policy)
     union_parts = [p.strip() for p in re.split(r"\\cup", s)] if "\\cup" in s else []
     if len(union_parts) > 1 and all(union_parts):
         return Canon("union", tuple(canonicalize(p, policy) for p in union_parts), s)
@@ -401,6 +313,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if outer is not None:
         opener, closer, body = outer
         elements = split_top_level(body) if body else []
+        if sequences.has_ellipsis(elements):  # class ellipsis-sequence: `\{1, 2, \dots, n\}`
+            return sequences.sequence(elements, s, opener + closer, policy)
         if opener == "{":
             return Canon("set", _flatten(canonicalize(e, policy) for e in elements if e), s)
         if len(elements) > 1:
@@ -418,6 +332,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("list", tuple(tuples), s)
     parts = split_top_level(s)
     parts = [p for p in parts if p]  # "7, -2, \\text{ and } -5" leaves an empty slot
+    if sequences.has_ellipsis(parts):  # class ellipsis-sequence: `1, 3, 5, \dots, 2n-1`
+        return sequences.sequence(parts, s, "", policy)
     if len(parts) > 1:
         return Canon("list", _flatten(canonicalize(p, policy) for p in parts), s)
     if not parts:
@@ -444,9 +360,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if len(prose) >= 2 or (prose and len(prose[0]) >= 5):
         # words are never a product of symbols ("miles per hour" is not m*i*l*e*s*p*e*r*h*o*u*r)
         raise ParseFailure(f"prose, not math: {' '.join(prose[:4])!r}")
-    too_big = _check_size(s)
+    too_big = check_size(s)
     if too_big is not None:
-        return Canon("opaque", _opaque_key(s), s)
+        return Canon("opaque", opaque_key(s), s)
     if _MATRIX_RE.search(s):
         import sympy
 

@@ -1,7 +1,7 @@
 """Decide whether two canonical answers are equal under a policy, and name the rule that decided.
 
 Numbers compare exactly (Rationals, or 50-digit evaluation of the difference for radicals, pi,
-logs); expressions with variables compare by evaluation at fixed points (deterministic, no
+logs); expressions with variables compare by evaluation at fixed points (kleval.verify.points; no
 `simplify` race against a clock); tuples are ordered, sets and "all solutions" lists are not;
 intervals keep their bracket types; `x = 3` matches `3` when one side is a bare variable.
 """
@@ -16,12 +16,12 @@ from kleval.verify.decimals import (
     float_precision_decimal,
     float_precision_places,
 )
+from kleval.verify.families import renamed_parameter
+from kleval.verify.points import identical_at_points, proportional
 from kleval.verify.policy import Policy
 
 _DIGITS = 50
 _MAX_DIGITS = 1000
-_POINTS = ((0.5772156649, 1.2020569031, 0.6931471805), (1.6180339887, 2.7182818284, 0.3183098861),
-           (-0.9159655941, 1.4142135623, 2.2360679774))
 _GROUPED = ("list", "set", "seq", "union")
 
 
@@ -87,38 +87,6 @@ def _numbers_equal(a: Any, b: Any, policy: Policy) -> bool:
     return abs(diff) <= tolerance
 
 
-def _values_at(a: Any, b: Any, symbols: list, point: tuple) -> tuple[complex, complex] | None:
-    """a and b evaluated with `symbols` set to `point` (30 digits), or None if either is not finite."""
-    import sympy
-
-    values = {s: sympy.Float(v, 30) for s, v in zip(symbols, point)}
-    try:
-        va = complex(sympy.N(a.xreplace(values), 30))
-        vb = complex(sympy.N(b.xreplace(values), 30))
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
-        return None
-    if va != va or vb != vb or abs(va) == float("inf") or abs(vb) == float("inf"):
-        return None
-    return va, vb
-
-
-def _identical_at_points(a: Any, b: Any) -> bool | None:
-    """Whether a and b agree at three fixed points (None when they cannot be evaluated there)."""
-    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
-    if len(symbols) > 3:
-        return None
-    agreed = 0
-    for point in _POINTS:
-        values = _values_at(a, b, symbols, point)
-        if values is None:
-            continue
-        va, vb = values
-        if abs(va - vb) > 1e-12 * max(1.0, abs(va)):
-            return False
-        agreed += 1
-    return True if agreed >= 2 else None
-
-
 def _undefined(x: Any) -> bool:
     """A value from a division by zero or an indeterminate form (`12:00` read as 12/0): it equals nothing."""
     import sympy
@@ -133,7 +101,7 @@ def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
         return _numbers_equal(a, b, policy), "numeric-exact" if policy.relative_tolerance == 0 else "numeric-tolerance"
     if a == b:
         return True, "sympy-structural"
-    same = _identical_at_points(a, b)
+    same = identical_at_points(a, b)
     if same is not None:
         return same, "identity-at-fixed-points"
     import sympy
@@ -189,20 +157,6 @@ def _match_unordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy)
 
 def _match_ordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -> bool:
     return len(a) == len(b) and all(equal(x, y, policy)[0] for x, y in zip(a, b))
-
-
-def _proportional(a: Any, b: Any) -> bool:
-    """Whether a == r*b for one nonzero constant r (`4x+6y-12` vs `2x+3y-6`), checked at the fixed points."""
-    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
-    if not symbols or len(symbols) > 3:
-        return False
-    ratios = []
-    for point in _POINTS:
-        values = _values_at(a, b, symbols, point)
-        if values is None or not (abs(values[0]) > 1e-12 and abs(values[1]) > 1e-12):
-            return False
-        ratios.append(values[0] / values[1])
-    return all(abs(r - ratios[0]) <= 1e-12 * abs(ratios[0]) for r in ratios)
 
 
 def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] | None:
@@ -289,6 +243,10 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         parameter = (g if g.kind == "family" else p).value[0]
         fa, fb = as_family(g, parameter), as_family(p, parameter)
         return (fa is not None and fb is not None and families_equal(fa, fb)), "family-as-set"
+    if g.kind == "dots" or p.kind == "dots":
+        from kleval.verify.sequences import sequences_equal
+
+        return (g.kind == p.kind and sequences_equal(g, p, policy)), "ellipsis-sequence"
     if g.kind == "opaque" or p.kind == "opaque":
         return (g.kind == p.kind and g.value == p.value), "size-guard-string"
     if g.kind == "text" or p.kind == "text":
@@ -325,6 +283,9 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
             return ok, f"equation-rhs/{rule}"
     if g.kind in ("number", "expr") and p.kind in ("number", "expr"):
         ok, rule = _exprs_equal(g.value, p.value, policy)
+        renamed = None if ok else renamed_parameter(g.value, p.value)
+        if renamed is not None:  # class parameter-renamed: `\frac{\pi}{2} + n\pi` vs `\frac{\pi}{2} + k\pi`
+            ok, rule = _exprs_equal(g.value, renamed, policy)[0], "parameter-renamed"
         if not ok and policy.percent_scaling and g.value.is_number and p.value.is_number:
             scaled = any(_numbers_equal(g.value * f, p.value, policy) for f in (100, sympy.Rational(1, 100)))
             return scaled, "percent-scaling"
@@ -333,7 +294,7 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         a, b = g.value, p.value
         if isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq):
             da, db = a.lhs - a.rhs, b.lhs - b.rhs
-            same = _exprs_equal(da, db, policy)[0] or _exprs_equal(da, -db, policy)[0] or _proportional(da, db)
+            same = _exprs_equal(da, db, policy)[0] or _exprs_equal(da, -db, policy)[0] or proportional(da, db)
             return same, "equation-difference"
         sa, sb = _as_set(g), _as_set(p)
         if sa is not None and sb is not None:

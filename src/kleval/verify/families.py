@@ -4,7 +4,8 @@ A family is one or more expressions in one integer parameter. Two families are e
 describe the same set of numbers: both are evaluated at every integer in [-SPAN, SPAN], and on
 the window of values both cover densely (the smaller of their ranges at |k| <= 8), every value
 of one must be a value of the other. So `k\\pi` == `n\\pi`, `\\frac{\\pi}{2} + k\\pi` ==
-`-\\frac{\\pi}{2} + k\\pi`, but `2k\\pi` != `k\\pi`. Deterministic: no symbolic solving.
+`-\\frac{\\pi}{2} + k\\pi`, but `2k\\pi` != `k\\pi`. Deterministic: no symbolic solving. Two expressions
+in different integer letters (`k`, `m`, `n`, `j`) compare with the answer's letter renamed to the gold's.
 """
 from __future__ import annotations
 
@@ -79,3 +80,24 @@ def families_equal(a: tuple[str, tuple[Any, ...]], b: tuple[str, tuple[Any, ...]
     if window <= 0:
         return False
     return _covered(va, vb, window) and _covered(vb, va, window)
+
+
+# class parameter-renamed: the letters that name an integer parameter (an index or a family's period count)
+INTEGER_LETTERS = frozenset("kmnj")
+
+
+def renamed_parameter(gold: Any, pred: Any) -> Any | None:
+    """`pred` with its integer parameter renamed to the gold's, when each side is an expression in one
+    integer letter and the letters differ (`\\frac{\\pi}{2} + n\\pi` against `\\frac{\\pi}{2} + k\\pi`: the
+    letter is bound, so the name carries no meaning); None otherwise. `x` and `y` are never renamed."""
+    import sympy
+
+    if not (isinstance(gold, sympy.Basic) and isinstance(pred, sympy.Basic)):
+        return None
+    if len(gold.free_symbols) != 1 or len(pred.free_symbols) != 1 or gold.free_symbols == pred.free_symbols:
+        return None
+    (g,), (p,) = gold.free_symbols, pred.free_symbols
+    if g.name not in INTEGER_LETTERS or p.name not in INTEGER_LETTERS:
+        return None
+    return pred.xreplace({p: g})
+

@@ -1,5 +1,5 @@
 """Answer forms beyond plain expressions: worded numbers and phrases, `\\pm` expansions, periodic
-families, unit-vector notation, set-builder sets and clock times.
+families, unit-vector notation, set-builder sets, set differences and clock times.
 
 Each function turns one recognised written form into a kleval.verify.canonical.Canon (or a list
 of strings to canonicalize), so canonical.py keeps the structure and these keep the vocabulary.
@@ -9,6 +9,7 @@ same latex2sympy2_extended entry point as everything else.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kleval.verify.canonical import (
     Canon,
@@ -251,3 +252,39 @@ def unit_vector_components(s: str) -> Canon | None:
     if rest != 0 or any(c.free_symbols & set(units) for c in coefficients):
         raise ParseFailure("unit-vector notation with terms that are not along i, j, k")
     return Canon("seq", tuple(Canon("number" if c.is_number else "expr", c, str(c)) for c in coefficients), s, "()")
+
+
+def canon_of_set(value: Any, source: str) -> Canon:
+    """A sympy set (interval, finite set or union of them) as a Canon; ParseFailure for anything else."""
+    import sympy
+
+    if isinstance(value, sympy.Interval):
+        ends = (Canon("number" if e.is_number else "expr", e, source) for e in (value.start, value.end))
+        return Canon("seq", tuple(ends), source, ("(" if value.left_open else "[") + (")" if value.right_open else "]"))
+    if isinstance(value, sympy.FiniteSet):
+        return Canon("set", tuple(Canon("number" if m.is_number else "expr", m, source) for m in value.args), source)
+    if isinstance(value, sympy.Union):
+        return Canon("union", tuple(canon_of_set(part, source) for part in value.args), source)
+    if value == sympy.S.EmptySet:
+        return Canon("set", (), source)
+    raise ParseFailure(f"a set difference that is not intervals and points: {value}")
+
+
+def set_difference(s: str, policy: Policy) -> Canon:
+    """class set-difference: `(0,36) \\setminus \\{9\\}` is the set it denotes, `(0,9) \\cup (9,36)`."""
+    import sympy
+
+    from kleval.verify.compare import _as_set
+
+    left, _, right = s.partition("\\setminus")
+    sets = []
+    for part in (left, right):
+        canon = canonicalize(part.strip(), policy)
+        if canon.kind == "set" and all(m.kind == "number" for m in canon.value):
+            sets.append(sympy.FiniteSet(*(m.value for m in canon.value)))
+        else:
+            as_set = _as_set(canon)
+            if as_set is None:
+                raise ParseFailure("a set difference of something that is not a set")
+            sets.append(as_set)
+    return canon_of_set(sympy.Complement(sets[0], sets[1]), s)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from kleval.verify import dates
 from kleval.verify.policy import Policy
+from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
+from kleval.verify.units import compound_quantity, unit_of, unit_ratio
+
+# re-exported: core.py and canonical.py read these names from here
+__all__ = ["compound_quantity", "is_text_wrapped", "normalize_span", "text_key", "unit_of", "unit_ratio", "unwrap_command"]
 
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 
@@ -17,7 +23,6 @@ _NOISE = re.compile(
     r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\middle(?![a-zA-Z])|\\big[lr]?(?![a-zA-Z])|\\Big[lr]?(?![a-zA-Z])"
     r"|\\displaystyle|\\textstyle|\\limits|\\!|\\,|\\;|\\:|\\quad|\\qquad"
 )
-_TEXT_COMMANDS = re.compile(r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mathit|mbox|operatorname)\s*\{")
 # a closing brace belongs to a degree sign only when the sign opened one (`\\sin{30^\\circ}` keeps its brace)
 _DEGREE_SIGN = r"\^\s*(?:\{\s*\\circ\s*\}|\\circ)|°|\\degree(?![a-z])"
 _DEGREES = re.compile(_DEGREE_SIGN)
@@ -78,38 +83,6 @@ def strip_delimiters(span: str) -> str:
             span = span[len(left) : len(span) - len(right)].strip()
             break
     return span.strip().rstrip(".").strip()
-
-
-def unwrap_command(text: str, command_pattern: re.Pattern[str]) -> str:
-    """Replace `\\text{abc}` (and friends) by `abc`, braces matched, innermost content kept."""
-    out = []
-    i = 0
-    while True:
-        m = command_pattern.search(text, i)
-        if not m:
-            out.append(text[i:])
-            break
-        out.append(text[i : m.start()])
-        depth, j = 1, m.end()
-        while j < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            j += 1
-        inner = text[m.end() : j - 1] if depth == 0 else text[m.end() :]
-        out.append(inner)
-        i = j
-    return "".join(out)
-
-
-def is_text_wrapped(span: str) -> bool:
-    """Whether the whole span is one `\\text{...}` block (a word answer such as `\\text{Evelyn}`)."""
-    m = _TEXT_COMMANDS.match(span)
-    if not m:
-        return False
-    depth, j = 1, m.end()
-    while j < len(span) and depth:
-        depth += {"{": 1, "}": -1}.get(span[j], 0)
-        j += 1
-    return depth == 0 and j == len(span)
 
 
 def repeating_from_ellipsis(s: str) -> str:
@@ -256,7 +229,8 @@ def _scaled_numeral(m: re.Match) -> str:
 _UNICODE_COMMANDS = {"·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ", "≤": "\\leq ", "≥": "\\geq ",
                      "≠": "\\ne ", "∈": "\\in ", "∪": "\\cup ", "∩": "\\cap ", "∅": "\\emptyset ", "⁄": "/",
                      "√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]", "−": "-", "∞": "\\infty ", "×": "\\times ",
-                     "⩽": "\\leq ", "⩾": "\\geq ", "ℤ": "\\mathbb{Z}", "ℕ": "\\mathbb{N}", "∣": "|", "…": "\\ldots ", "π": "\\pi "}
+                     "⩽": "\\leq ", "⩾": "\\geq ", "ℤ": "\\mathbb{Z}", "ℕ": "\\mathbb{N}", "∣": "|", "…": "\\ldots ", "π": "\\pi ",
+                     "∠": "\\angle "}  # class angle-name: `∠ABC = 72°` names the angle, as `\angle ABC` does
 # a figure dash or en dash right before a number is a minus sign (`‒3`, `–0.25`); between words it is prose
 _DASH_MINUS = re.compile(r"(?<![\w)])[‒–](?= ?[\d.])")
 _CURRENCY_SIGNS = re.compile(r"[€£¥₹₩₽]")
@@ -330,9 +304,9 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
     s = unicode_to_latex(s)
-    if re.search(r"=[^=]*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
-        s = s[: s.index("\\approx")].strip()
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
+    s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
+    s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
     # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
@@ -394,107 +368,6 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = re.sub(r"(?<=[\d}])\s*%$", "", s.strip())
     s = re.sub(r"(?<!\\)\\ ", " ", s).replace("~", " ")
     s = _SPACES.sub(" ", s).strip()
-    return s.strip().rstrip(".").strip()
-
-
-def text_key(span: str, policy: Policy) -> str:
-    """A comparison key for word answers: text commands unwrapped, case folded, punctuation trimmed."""
-    s = unwrap_command(span, _TEXT_COMMANDS)
-    s = s.replace("\\", " ").replace("{", " ").replace("}", " ").replace("$", " ")
-    s = _SPACES.sub(" ", s).strip().strip(".").strip()
-    if s.startswith("(") and s.endswith(")") and len(s) <= 3:
-        s = s[1:-1]  # "(C)" is the letter C
-    yes_no = re.match(r"(?i)(yes|no)(?:[,.;:!]|$)", s)
-    if yes_no:  # "Yes, it is possible": the answer is the yes
-        s = yes_no.group(1)
-    return s if policy.case_sensitive_text else s.lower()
-
-
-# Units that normalize_span strips, grouped so that spelled-out and abbreviated forms agree.
-# Two answers whose units are both known here and differ ("5 days" vs "5 weeks") are not equal,
-# whatever their numbers: stripping units must never turn a unit error into a match.
-_UNIT_CANON = {
-    "cm": "cm", "centimeter": "cm", "centimetre": "cm", "mm": "mm", "millimeter": "mm", "km": "km",
-    "kilometer": "km", "m": "m", "meter": "m", "metre": "m", "in": "in", "inch": "in", "ft": "ft",
-    "foot": "ft", "feet": "ft", "yd": "yd", "yard": "yd", "mi": "mi", "mile": "mi",
-    "s": "s", "sec": "s", "second": "s", "min": "min", "minute": "min", "h": "h", "hr": "h", "hour": "h",
-    "day": "day", "week": "week", "month": "month", "year": "year",
-    "g": "g", "gram": "g", "kg": "kg", "kilogram": "kg", "lb": "lb", "pound": "lb", "oz": "oz", "ounce": "oz",
-    "l": "l", "liter": "l", "litre": "l", "ml": "ml", "milliliter": "ml", "gallon": "gallon",
-    "dollar": "dollar", "cent": "cent", "degree": "degree", "radian": "rad", "rad": "rad",
-}
-_UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\.?|cubic|cu\.?)\s*)?"
-                          r"([A-Za-z]+)\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$")
-
-
-def unit_of(span: str) -> str | None:
-    """The known unit an answer ends with (canonical, with its power), or None."""
-    s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ")).strip()[-200:]
-    m = _UNIT_AT_END.search(s)
-    if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
-        return None
-    word = m.group(2).lower()
-    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
-        if candidate in _UNIT_CANON:
-            power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
-            power = power or (m.group(3) or "").replace("{", "").replace("}", "")
-            return _UNIT_CANON[candidate] + power
-    return None
-
-
-# class unit-conversion: two answers in different known units of one dimension ("5 cm" vs "50 mm",
-# "2 hours" vs "120 minutes") are the same quantity when their values agree after conversion. The factors
-# come from sympy.physics.units; units it does not define are built from ones it does (a week is 7 days, an
-# ounce 1/16 pound, a US gallon 231 cubic inches). Calendar units (month, year) and money never convert.
-def _unit_quantities() -> dict:
-    from sympy.physics import units as u
-
-    return {"cm": u.centimeter, "mm": u.millimeter, "km": u.kilometer, "m": u.meter, "in": u.inch, "ft": u.foot,
-            "yd": u.yard, "mi": u.mile, "s": u.second, "min": u.minute, "h": u.hour, "day": u.day,
-            "week": 7 * u.day, "g": u.gram, "kg": u.kilogram, "lb": u.pound, "oz": u.pound / 16,
-            "l": u.liter, "ml": u.milliliter, "gallon": 231 * u.inch**3, "degree": u.degree, "rad": u.radian}
-
-
-def unit_ratio(unit: str, target: str):
-    """How many `target` one `unit` is (`unit_ratio("cm", "mm")` is 10), exact; None when they do not convert."""
-    import sympy
-    from sympy.physics.units import convert_to
-
-    quantities = _unit_quantities()
-    (name, _, power), (target_name, _, target_power) = unit.partition("^"), target.partition("^")
-    if name not in quantities or target_name not in quantities or (power or "1") != (target_power or "1"):
-        return None
-    exponent = int(power or 1)
-    ratio = sympy.nsimplify(convert_to(quantities[name] ** exponent, quantities[target_name] ** exponent)
-                            / quantities[target_name] ** exponent)
-    return ratio if ratio.is_number and ratio.is_positive else None
-
-
-_COMPOUND = re.compile(r"^(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?,? (?:and )?(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?$")
-
-
-def _unit_word(word: str) -> str | None:
-    word = word.lower()
-    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
-        if candidate in _UNIT_CANON:
-            return _UNIT_CANON[candidate]
-    return None
-
-
-def compound_quantity(s: str) -> str:
-    """class compound-quantity: `1 \\text{ hour } 30 \\text{ minutes}`, `5 ft 6 in` is one quantity in its last
-    unit (`90 minutes`, `66 in`) when the first unit is a larger unit of the same dimension; unchanged otherwise."""
-    if not re.search(r"\d.*[A-Za-z].*\d", s):
-        return s
-    plain = _SPACES.sub(" ", re.sub(r"\\(?:text|mathrm|mbox|textrm) ?\{|\}", " ", s)).strip()
-    m = _COMPOUND.match(plain)
-    if not m:
-        return s
-    big, small = _unit_word(m.group(2)), _unit_word(m.group(4))
-    ratio = unit_ratio(big, small) if big and small else None
-    if ratio is None or ratio <= 1:
-        return s
-    import sympy
-
-    total = sympy.Rational(m.group(1)) * ratio + sympy.Rational(m.group(3))
-    return f"{total} \\text{{ {m.group(4)}}}"
+    # class mixed-number-unit: `2 1/2 \text{ miles}` is a mixed number once its unit is gone
+    s = _PLAIN_MIXED.sub(_plain_mixed, s.strip().rstrip(".").strip())
+    return s

@@ -1,0 +1,61 @@
+"""Calendar dates written in words: `June 9`, `\\text{June 9}`, `9 June`, `Oct. 3`, `July 4th`, `June 9, 2025`.
+
+class dates: a month name (or its usual abbreviation) with a day number, in either order, with an
+ordinal suffix or not and an optional year, is one date, never a product of the letters J, u, n, e
+and 9, nor the bare day number. Its comparison key is the full month name, the day and the year
+when one is written (`june 9`, `june 9, 2025`), compared as text: `June 9` == `\\text{June 9th}` ==
+`9 June`, but `June 9` != `June 10`, != `July 9`, != `9`, and a date with a year never equals one
+without (`June 9, 2025` != `June 9`). A day beyond the month's length (`June 31`) is no date.
+"""
+from __future__ import annotations
+
+import re
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_DAYS_IN = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+MONTH_NAMES = {name: number for number, name in enumerate(_MONTHS, 1)}
+MONTH_NAMES.update({name[:3]: number for name, number in list(MONTH_NAMES.items())})
+MONTH_NAMES["sept"] = 9
+_MONTH = "|".join(sorted(MONTH_NAMES, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,? (\d{4}))?"
+_MONTH_DAY = re.compile(rf"^({_MONTH})\.? ?{_DAY}{_YEAR}$")
+_DAY_MONTH = re.compile(rf"^(?:the )?{_DAY} (?:of )?({_MONTH})\.?{_YEAR}$")
+# a cheap look before any date is read: a month word next to a digit
+MONTH_HINT = re.compile(rf"(?i)(?<![A-Za-z])(?:{_MONTH})(?![a-z])")
+
+
+def date_key(text: str) -> str | None:
+    """The comparison key of a date written in words (`june 9`, `june 9, 2025`), else None.
+
+    `text` is a text key (commands unwrapped, lower case); spaces around punctuation are tolerated."""
+    t = re.sub(r"\s+", " ", text.lower().replace("~", " ")).strip().rstrip(".").strip()
+    t = re.sub(r" ?, ?", ", ", t)
+    if len(t) > 40:
+        return None
+    m = _MONTH_DAY.match(t)
+    if m:
+        month, day, year = m.group(1), m.group(2), m.group(3)
+    else:
+        m = _DAY_MONTH.match(t)
+        if not m:
+            return None
+        day, month, year = m.group(1), m.group(2), m.group(3)
+    number = MONTH_NAMES[month]
+    if not 1 <= int(day) <= _DAYS_IN[number - 1]:
+        return None
+    return f"{_MONTHS[number - 1]} {int(day)}" + (f", {year}" if year else "")
+
+
+_WRAPPER = re.compile(r"\\(?:text|textrm|textnormal|mathrm|mbox|textbf|textit) ?\{|[{}$\\]")
+
+
+def as_text_block(span: str) -> str:
+    """A whole span that is a date in words as the text block of its key (`3 \\text{ October}` ->
+    `\\text{october 3}`), so that no later clean-up drops the month as a unit; other spans unchanged."""
+    if MONTH_HINT.search(span) is None or not re.search(r"\d", span) or len(span) > 80:
+        return span
+    key = date_key(_WRAPPER.sub(" ", span))
+    return span if key is None else f"\\text{{{key}}}"
+

@@ -1,0 +1,101 @@
+"""Units of answers: which known unit a span ends with, and conversion between units of one dimension.
+
+normalize_span strips units; these helpers keep what the stripping would lose: two known units that
+differ are a mismatch unless they convert (`5 cm` == `50 mm`), and a compound quantity
+(`1 \\text{ hour } 30 \\text{ minutes}`) is one value in its last unit.
+"""
+from __future__ import annotations
+
+import re
+
+_SPACES = re.compile(r"\s+")
+
+
+# Units that normalize_span strips, grouped so that spelled-out and abbreviated forms agree.
+# Two answers whose units are both known here and differ ("5 days" vs "5 weeks") are not equal,
+# whatever their numbers: stripping units must never turn a unit error into a match.
+_UNIT_CANON = {
+    "cm": "cm", "centimeter": "cm", "centimetre": "cm", "mm": "mm", "millimeter": "mm", "km": "km",
+    "kilometer": "km", "m": "m", "meter": "m", "metre": "m", "in": "in", "inch": "in", "ft": "ft",
+    "foot": "ft", "feet": "ft", "yd": "yd", "yard": "yd", "mi": "mi", "mile": "mi",
+    "s": "s", "sec": "s", "second": "s", "min": "min", "minute": "min", "h": "h", "hr": "h", "hour": "h",
+    "day": "day", "week": "week", "month": "month", "year": "year",
+    "g": "g", "gram": "g", "kg": "kg", "kilogram": "kg", "lb": "lb", "pound": "lb", "oz": "oz", "ounce": "oz",
+    "l": "l", "liter": "l", "litre": "l", "ml": "ml", "milliliter": "ml", "gallon": "gallon",
+    "dollar": "dollar", "cent": "cent", "degree": "degree", "radian": "rad", "rad": "rad",
+}
+_UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\.?|cubic|cu\.?)\s*)?"
+                          r"([A-Za-z]+)\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$")
+
+
+def unit_of(span: str) -> str | None:
+    """The known unit an answer ends with (canonical, with its power), or None."""
+    s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ")).strip()[-200:]
+    m = _UNIT_AT_END.search(s)
+    if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
+        return None
+    word = m.group(2).lower()
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
+        if candidate in _UNIT_CANON:
+            power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
+            power = power or (m.group(3) or "").replace("{", "").replace("}", "")
+            return _UNIT_CANON[candidate] + power
+    return None
+
+
+# class unit-conversion: two answers in different known units of one dimension ("5 cm" vs "50 mm",
+# "2 hours" vs "120 minutes") are the same quantity when their values agree after conversion. The factors
+# come from sympy.physics.units; units it does not define are built from ones it does (a week is 7 days, an
+# ounce 1/16 pound, a US gallon 231 cubic inches). Calendar units (month, year) and money never convert.
+def _unit_quantities() -> dict:
+    from sympy.physics import units as u
+
+    return {"cm": u.centimeter, "mm": u.millimeter, "km": u.kilometer, "m": u.meter, "in": u.inch, "ft": u.foot,
+            "yd": u.yard, "mi": u.mile, "s": u.second, "min": u.minute, "h": u.hour, "day": u.day,
+            "week": 7 * u.day, "g": u.gram, "kg": u.kilogram, "lb": u.pound, "oz": u.pound / 16,
+            "l": u.liter, "ml": u.milliliter, "gallon": 231 * u.inch**3, "degree": u.degree, "rad": u.radian}
+
+
+def unit_ratio(unit: str, target: str):
+    """How many `target` one `unit` is (`unit_ratio("cm", "mm")` is 10), exact; None when they do not convert."""
+    import sympy
+    from sympy.physics.units import convert_to
+
+    quantities = _unit_quantities()
+    (name, _, power), (target_name, _, target_power) = unit.partition("^"), target.partition("^")
+    if name not in quantities or target_name not in quantities or (power or "1") != (target_power or "1"):
+        return None
+    exponent = int(power or 1)
+    ratio = sympy.nsimplify(convert_to(quantities[name] ** exponent, quantities[target_name] ** exponent)
+                            / quantities[target_name] ** exponent)
+    return ratio if ratio.is_number and ratio.is_positive else None
+
+
+_COMPOUND = re.compile(r"^(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?,? (?:and )?(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?$")
+
+
+def _unit_word(word: str) -> str | None:
+    word = word.lower()
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
+        if candidate in _UNIT_CANON:
+            return _UNIT_CANON[candidate]
+    return None
+
+
+def compound_quantity(s: str) -> str:
+    """class compound-quantity: `1 \\text{ hour } 30 \\text{ minutes}`, `5 ft 6 in` is one quantity in its last
+    unit (`90 minutes`, `66 in`) when the first unit is a larger unit of the same dimension; unchanged otherwise."""
+    if not re.search(r"\d.*[A-Za-z].*\d", s):
+        return s
+    plain = _SPACES.sub(" ", re.sub(r"\\(?:text|mathrm|mbox|textrm) ?\{|\}", " ", s)).strip()
+    m = _COMPOUND.match(plain)
+    if not m:
+        return s
+    big, small = _unit_word(m.group(2)), _unit_word(m.group(4))
+    ratio = unit_ratio(big, small) if big and small else None
+    if ratio is None or ratio <= 1:
+        return s
+    import sympy
+
+    total = sympy.Rational(m.group(1)) * ratio + sympy.Rational(m.group(3))
+    return f"{total} \\text{{ {m.group(4)}}}"
