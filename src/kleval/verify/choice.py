@@ -43,6 +43,17 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
     )
 
 
+# class choice-elimination: an elimination that ends on one option chooses it ("we can rule out C ..., leaving A",
+# "which leaves C", "only B remains", "D is the only option left"); the eliminated letters are never chosen, and an
+# elimination that leaves two options ("leaving A and D") chooses nothing.
+def _elimination_pattern(letters: str) -> re.Pattern[str]:
+    one = rf"[*(\[]{{0,3}}([{letters}])(?![A-Za-z0-9])[)*\]]{{0,3}}(?!,? (?:and|or) [*(\[]{{0,3}}[{letters}]\b|, [*(\[]{{0,3}}[{letters}]\b)"
+    return re.compile(
+        rf"\b(?:leaving|leaves|left with)(?: us with| only| just)?(?: (?:option|choice))? {one}"
+        rf"|\bonly (?:option |choice )?{one} (?:remains|is left)\b"
+        rf"|(?<![A-Za-z(])(?:option |choice )?{one} is the only (?:one|option|choice|answer) (?:left|remaining)\b")
+
+
 def _mentions_other_option(text: str, others: str) -> bool:
     """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
@@ -63,7 +74,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
-    phrases = [p for p in phrases if p[1] in letters]
+    phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
+                for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
+    phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
