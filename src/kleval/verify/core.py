@@ -16,7 +16,7 @@ from kleval.verify import grammar
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
-from kleval.verify.extract import boxes_with_positions
+from kleval.verify.extract import boxes_with_positions, unify_box_commands
 from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_ratio
 from kleval.verify.policy import Policy, resolve_policy
 
@@ -57,6 +57,7 @@ def _outside(text: str, boxes: list[tuple[int, int, str]]) -> str:
 def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""
+    gold = unify_box_commands(gold)  # class box-command-variants: a gold boxed with `\\framebox{}` or `\\bbox{}`
     if "\\boxed" in gold or "\\fbox" in gold:
         boxes = boxes_with_positions(gold)
         if len(boxes) > 1 and not _PROSE.search(_outside(gold, boxes)):

@@ -35,6 +35,7 @@ from kleval.verify.extract import (
     last_number,
     math_blocks,
     math_safe_tail,
+    unify_box_commands,
 )
 from kleval.verify.unicode_math import unicode_math
 
@@ -71,7 +72,7 @@ _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
-    text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
+    text = unicode_math(unify_box_commands(compact_whitespace(text)))  # class unicode-math: "10π", "–0.25", "½"
     if not text.isascii():
         text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
     special = _CHAT_TOKEN.search(text)
