@@ -19,6 +19,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from kleval.verify.clauses import drop_justification, justification_start
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -501,6 +502,11 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
         if whole and s.rfind(whole) > m.start() and _math_balanced(s[: m.start()]) and _value_ending(s[: m.start()], False):
             return None  # two coordinated statements of value: which one answers is a guess
+    reason = justification_start(s)
+    if whole and reason is not None and s.rfind(whole) > reason and _math_balanced(s[:reason]):
+        # class justification-clause: a value inside the reason ("He needs 7 buses because ... there are 260
+        # students.", "x = 5 since 2x = 10") is not the one stated; the main clause's own value, if any, is
+        return _value_ending(s[:reason], concluding)
     if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
         return whole
     clauses = list(_TRAILING_CLAUSE.finditer(s)) + list(_PROSE_TAIL.finditer(s))
@@ -833,9 +839,6 @@ _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
                            r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
 
 
-_JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b", re.IGNORECASE)
-
-
 def _total_stands(rest: str) -> bool:
     """Whether the text after a stated total leaves it the answer: no other number, or only numbers inside a
     qualifying phrase ("... after giving away 2"), never an alternative ("7 in total and 9 otherwise")."""
@@ -861,9 +864,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
-        reason = _JUSTIFICATION.search(lines[-1])
-        if reason and _STANDALONE_NUMBER.search(lines[-1][: reason.start()]):
-            lines[-1] = lines[-1][: reason.start()]
+        lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
     if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"

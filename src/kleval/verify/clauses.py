@@ -1,0 +1,45 @@
+"""Clauses of a final sentence that qualify its value without stating it (kind `number`, the closing line).
+
+The closing-line readers (kleval.verify.grammar.find_number_answer, main_clause_number) take the value of
+the main clause. Some clauses carry numbers that are not that value:
+
+- a justification clause ("n = 14 works because 13 is prime", "k is 9 since 8 fails", with or without a
+  comma before it): it reasons about the value after stating it; it runs to the next concluding clause
+  (", so she has 40") or the end of the line;
+
+Pure string work with bounded patterns (linear time).
+"""
+from __future__ import annotations
+
+import re
+
+# class justification-clause: "since"/"because" need no comma ("as" does: "as many as", "as shown" are no reasons)
+_JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b| (?:since|because|given that|due to)\b",
+                            re.IGNORECASE)
+_CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+
+
+def _first_reason(line: str) -> re.Match[str] | None:
+    """The first justification clause of `line` that follows a number."""
+    for reason in _JUSTIFICATION.finditer(line):
+        if _NUMBER.search(line, 0, reason.start()) or "$" in line[: reason.start()]:
+            return reason
+    return None
+
+
+def justification_start(line: str) -> int | None:
+    """Where the first justification clause after a value starts, when no concluding clause follows it."""
+    reason = _first_reason(line)
+    if reason is None or _CONCLUDING_CLAUSE.search(line, reason.end()):
+        return None
+    return reason.start()
+
+
+def drop_justification(line: str) -> str:
+    """`line` without the first justification clause that follows a number (up to a concluding clause)."""
+    reason = _first_reason(line)
+    if reason is None:
+        return line
+    resume = _CONCLUDING_CLAUSE.search(line, reason.end())
+    return line[: reason.start()] + (line[resume.start() :] if resume else "")
