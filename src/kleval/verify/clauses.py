@@ -1,11 +1,14 @@
 """Clauses of a final sentence that qualify its value without stating it (kind `number`, the closing line).
 
 The closing-line readers (kleval.verify.grammar.find_number_answer, main_clause_number) take the value of
-the main clause. Some clauses carry numbers that are not that value:
+the main clause. Two kinds of clause carry numbers that are not that value:
 
 - a justification clause ("n = 14 works because 13 is prime", "k is 9 since 8 fails", with or without a
   comma before it): it reasons about the value after stating it; it runs to the next concluding clause
   (", so she has 40") or the end of the line;
+- an appositive phrase between commas right after the subject ("The bridge, opened in 1969, was 51 years
+  old", "Maria, who was born in 2011, had 12 stamps"): a participle or relative phrase that describes the
+  subject.
 
 Pure string work with bounded patterns (linear time).
 """
@@ -43,3 +46,15 @@ def drop_justification(line: str) -> str:
         return line
     resume = _CONCLUDING_CLAUSE.search(line, reason.end())
     return line[: reason.start()] + (line[resume.start() :] if resume else "")
+
+
+# class appositive-phrase: a subject of at most four words, then ", <participle or relative pronoun> ... ," and a verb
+_PARTICIPLE = (r"(?:who|which|that)\b|[a-z]{3,}ed\b|(?:built|born|made|written|begun|held|known|aged|grown|run|founded"
+               r"|sold|bought|seen|given|taken|set|begun|laid)\b")
+_APPOSITIVE = re.compile(rf"^((?:\W{{0,3}}[A-Za-z][\w'’\-]*){{1,4}}), (?:{_PARTICIPLE})[^,;.!?:]{{0,60}}, (?=[a-z])")
+
+
+def drop_appositive(sentence: str) -> str:
+    """`sentence` without the appositive phrase right after its subject (`The bridge, opened in 1969, was ...`)."""
+    m = _APPOSITIVE.match(sentence)
+    return f"{m.group(1)} {sentence[m.end() :]}" if m else sentence

@@ -19,7 +19,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from kleval.verify.clauses import drop_justification, justification_start
+from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -816,7 +816,7 @@ def main_clause_number(line: str) -> str | None:
     sentences = _sentences(line)
     if not sentences:
         return None
-    sentence = sentences[-1]
+    sentence = drop_appositive(sentences[-1])  # class appositive-phrase: "The bridge, opened in 1969, was 51 ..."
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(sentence)]
     if clauses:
         sentence = sentence[clauses[-1].end() :]
