@@ -5,7 +5,7 @@ the main clause. Two kinds of clause carry numbers that are not that value:
 
 - a justification clause ("n = 14 works because 13 is prime", "k is 9 since 8 fails", with or without a
   comma before it): it reasons about the value after stating it; it runs to the next concluding clause
-  (", so she has 40") or the end of the line;
+  (", so she has 40"), to the main verb after it (", given that ..., is 1") or to the end of the line;
 - an appositive phrase between commas right after the subject ("The bridge, opened in 1969, was 51 years
   old", "Maria, who was born in 2011, had 12 stamps"): a participle or relative phrase that describes the
   subject.
@@ -19,7 +19,10 @@ import re
 # class justification-clause: "since"/"because" need no comma ("as" does: "as many as", "as shown" are no reasons)
 _JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b| (?:since|because|given that|due to)\b",
                             re.IGNORECASE)
-_CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b", re.IGNORECASE)
+# where the main clause resumes after a reason: a concluding clause (", so she has 40") or, for a reason set off
+# mid-sentence, the main verb after its closing comma ("The probability, given that ..., is \\(1\\).")
+_RESUME = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b"
+                     r"|, (?:[a-z]+ ){0,2}?(?:is|are|was|were|equals|gives|becomes)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
 
 
@@ -34,7 +37,7 @@ def _first_reason(line: str) -> re.Match[str] | None:
 def justification_start(line: str) -> int | None:
     """Where the first justification clause after a value starts, when no concluding clause follows it."""
     reason = _first_reason(line)
-    if reason is None or _CONCLUDING_CLAUSE.search(line, reason.end()):
+    if reason is None or _RESUME.search(line, reason.end()):
         return None
     return reason.start()
 
@@ -44,7 +47,7 @@ def drop_justification(line: str) -> str:
     reason = _first_reason(line)
     if reason is None:
         return line
-    resume = _CONCLUDING_CLAUSE.search(line, reason.end())
+    resume = _RESUME.search(line, reason.end())
     return line[: reason.start()] + (line[resume.start() :] if resume else "")
 
 
