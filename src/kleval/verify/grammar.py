@@ -38,6 +38,7 @@ from kleval.verify.extract import (
     math_safe_tail,
     unify_box_commands,
 )
+from kleval.verify.restatement import drop_restatement
 from kleval.verify.unicode_math import unicode_math
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
@@ -426,7 +427,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
     if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
         return bold.group(1).strip()
-    s = sentence.strip().rstrip(".!").replace("**", "").strip()
+    s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
@@ -782,7 +783,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                 return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
-        return last.span, last.how
+        return drop_restatement(last.span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
@@ -790,7 +791,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                    else (bold_final_line, yes_no_opening, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
-            return found.span, found.how
+            return drop_restatement(found.span), found.how
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
