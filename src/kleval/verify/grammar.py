@@ -38,6 +38,7 @@ from kleval.verify.extract import (
     math_safe_tail,
     unify_box_commands,
 )
+from kleval.verify.named_values import named_value_list
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.unicode_math import unicode_math
 
@@ -215,6 +216,9 @@ def _phrase_value(rest: str) -> str | None:
     blocks = math_blocks(segment)
     if blocks and not segment[: blocks[0][0]].strip(" *:"):
         return joined_math(segment, from_start=True)  # "is $28\\%$."
+    listed = named_value_list(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0])
+    if listed:  # class named-value-list: "Answer: x = 2, y = 3" answers both values, not "y = 3"
+        return listed
     stated = _value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
     if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
         return stated
