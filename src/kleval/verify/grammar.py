@@ -41,6 +41,7 @@ from kleval.verify.extract import (
 from kleval.verify.named_values import named_value_list
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.unicode_math import unicode_math
+from kleval.verify.value_lists import list_after_copula
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -459,6 +460,9 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
             return blocks[0][2]
         if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]):
             return numbers[0]
+    listed = list_after_copula(s) if not blocks else None
+    if listed:  # class list-after-copula: "The primes are 2, 3, 5 and 7."
+        return listed
     copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
     number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
     if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
