@@ -803,7 +803,9 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+# class ordinal-number: an ordinal is its number ("finished in 3rd place", "came 2nd out of 10"); the suffix is
+# looked at, never taken into the value
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:(?<=\d)(?=(?:st|nd|rd|th)(?![A-Za-z0-9]))|(?![A-Za-z0-9]))")
 
 
 # class number-in-main-clause (kind number): the final line states its value in the main clause and a
