@@ -696,7 +696,16 @@ def bold_final_line(region: str) -> Statement | None:
     if not lines:
         return None
     m = re.fullmatch(r"\*\*([^*]{1,200})\*\*\.?", lines[-1])
-    return Statement(clean_span(m.group(1)), "bold-final-line", len(region)) if m else None
+    if m is None:
+        return None
+    content = clean_span(m.group(1))
+    if len(_PROSE_WORD.findall(_outside_math(content, math_blocks(content)))) >= 3 and not _HEDGED.search(content):
+        # class bold-final-sentence: a bold closing sentence ("**The price increased by 15%.**") states its value
+        # as a concluding sentence does; without one value the bold text stays the (worded) answer
+        value, _ = _sentence_value(content, True)
+        if value and not _negated(content, value):
+            return Statement(clean_span(value), "bold-final-sentence", len(region))
+    return Statement(content, "bold-final-line", len(region))
 
 
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
