@@ -39,7 +39,7 @@ from kleval.verify.extract import (
     unify_box_commands,
 )
 from kleval.verify.named_values import named_value_list
-from kleval.verify.restatement import drop_restatement
+from kleval.verify.restatement import drop_restatement, restated_value
 from kleval.verify.unicode_math import unicode_math
 from kleval.verify.value_lists import list_after_copula
 
@@ -603,6 +603,9 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         main = main_clause_number(plain)
         if main and not _is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
             return main, True
+    restated = restated_value(s)  # class ie-restatement: "All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}."
+    if restated:
+        return restated, concluding
     return None, concluding
 
 

@@ -32,3 +32,27 @@ def drop_restatement(span: str) -> str:
     if re.search(r"\\[A-Za-z]+(?:\^\{[^{}]*\}|\^\w)?$", head):
         return span  # a function and its argument ("\\tan^{-1} (2)", "\\sin (0.5)"), not a restatement
     return head
+
+
+# class ie-restatement: a final sentence that describes its answer in words and closes by restating it after
+# "i.e." / "that is" / "namely" / "in other words" ("All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}.",
+# "Every x with x ≥ 2 and x < 5, that is, $[2, 5)$."): the restated value is the answer. Read only when the
+# sentence states no value otherwise, and only a value that closes the sentence: a math block, a roster in
+# braces, a tuple or interval, or a number.
+_IE_VALUE = re.compile(
+    r"(?:,|;|\()? ?(?:i\.e\.|ie\.|that is|namely|in other words),? "
+    r"(\$[^$]{1,200}\$|\\\((?:[^\\]|\\(?!\)))*?\\\)|\\?\{[^{}]{1,200}\\?\}|[\[(][^()\[\]]{1,100}[\])]"
+    r"|-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?)\)?[ .]*$", re.IGNORECASE)
+
+
+def restated_value(sentence: str) -> str | None:
+    """The value a sentence restates at its end after "i.e." and its kin, or None."""
+    m = _IE_VALUE.search(sentence[-300:])
+    if m is None or not re.search(r"\d", m.group(1)):
+        return None
+    value = m.group(1)
+    if value.startswith("$") and value.endswith("$"):
+        value = value[1:-1]
+    elif value.startswith("\\(") and value.endswith("\\)"):
+        value = value[2:-2]
+    return value.strip() or None
