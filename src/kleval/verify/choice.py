@@ -47,11 +47,13 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
 # "which leaves C", "only B remains", "D is the only option left"); the eliminated letters are never chosen, and an
 # elimination that leaves two options ("leaving A and D") chooses nothing.
 def _elimination_pattern(letters: str) -> re.Pattern[str]:
-    one = rf"[*(\[]{{0,3}}([{letters}])(?![A-Za-z0-9])[)*\]]{{0,3}}(?!,? (?:and|or) [*(\[]{{0,3}}[{letters}]\b|, [*(\[]{{0,3}}[{letters}]\b)"
+    one = (rf"[*(\[]{{0,3}}(?-i:([{letters}]))(?![A-Za-z0-9])[)*\]]{{0,3}}"
+           rf"(?!,? (?:and|or) [*(\[]{{0,3}}[{letters}]\b|, [*(\[]{{0,3}}[{letters}]\b| (?:aside|out)\b)")
     return re.compile(
         rf"\b(?:leaving|leaves|left with)(?: us with| only| just)?(?: (?:option|choice))? {one}"
         rf"|\bonly (?:option |choice )?{one} (?:remains|is left)\b"
-        rf"|(?<![A-Za-z(])(?:option |choice )?{one} is the only (?:one|option|choice|answer) (?:left|remaining)\b")
+        rf"|(?<![A-Za-z(])(?:option |choice )?{one} is the only (?:one|option|choice|answer) (?:left|remaining)\b",
+        re.IGNORECASE)
 
 
 def _mentions_other_option(text: str, others: str) -> bool:
