@@ -54,7 +54,8 @@ def drop_justification(line: str) -> str:
 # class appositive-phrase: a subject of at most four words, then ", <participle or relative pronoun> ... ," and a verb
 _PARTICIPLE = (r"(?:who|which|that)\b|[a-z]{3,}ed\b|(?:built|born|made|written|begun|held|known|aged|grown|run|founded"
                r"|sold|bought|seen|given|taken|set|begun|laid)\b")
-_APPOSITIVE = re.compile(rf"^((?:\W{{0,3}}[A-Za-z][\w'’\-]*){{1,4}}), (?:{_PARTICIPLE})[^,;.!?:]{{0,60}}, (?=[a-z])")
+_APPOSITIVE = re.compile(rf"^(\W{{0,3}}[A-Za-z][\w'’\-]{{0,30}}(?: [A-Za-z][\w'’\-]{{0,30}}){{0,3}}), (?:{_PARTICIPLE})"
+                         rf"[^,;.!?:]{{0,60}}, (?=[a-z])")
 
 
 def drop_appositive(sentence: str) -> str:
