@@ -27,6 +27,12 @@ FAMILIES = {
     "repeated conclusions": lambda n: "Therefore x is " * (n // 15),
     "unclosed math": lambda n: "\\(" * (n // 2),
     "prose": lambda n: ("We compute 3+4=7 and so on, which is fine. " * (n // 40 + 1))[:n],
+    # round-5 extraction classes (v5fix): box variants, labelled parts, appositives, restatements, named lists
+    "framebox arguments": lambda n: "\\framebox[" * (n // 10) + "{1}",
+    "labelled parts": lambda n: "(a) 1\n" * (n // 6),
+    "appositive commas": lambda n: "Tom, aged 1, " * (n // 13) + "had 5 apples since 2020.",
+    "restated values": lambda n: "3/4 (0.75) " * (n // 11) + "i.e. {1, 2}",
+    "named values": lambda n: "Answer: " + "x = 1, " * (n // 7),
 }
 
 

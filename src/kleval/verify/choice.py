@@ -25,18 +25,35 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
     return re.compile(
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
         r"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
-        r"|(?<!#)####|\bI(?: would| will|'ll)? (?:choose|pick|select|go with)"
+        r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
         + (rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
            rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
         + rf")"
         rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        # class choice-pronoun-I: on ten-option questions (MMLU-Pro, A-J) the pronoun is no option letter: "Answer: I don't
+        # know", "ANSWER: I'm not sure, but (C)", "Answer: I'd go with E" (jundot/omlx#3668). The letter I followed by an
+        # apostrophe or by a word other than one that continues an option ("I is correct", "I, since", "I because") is the pronoun.
+        rf"(?!(?<=I)(?:['’]|\s(?!(?:is|was|seems|looks|fits|works|matches|because|since|as|and|or|with|which|only)\b)[A-Za-z]{{2,}}))"
         # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
         rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
     )
+
+
+# class choice-elimination: an elimination that ends on one option chooses it ("we can rule out C ..., leaving A",
+# "which leaves C", "only B remains", "D is the only option left"); the eliminated letters are never chosen, and an
+# elimination that leaves two options ("leaving A and D") chooses nothing.
+def _elimination_pattern(letters: str) -> re.Pattern[str]:
+    one = (rf"[*(\[]{{0,3}}(?-i:([{letters}]))(?![A-Za-z0-9])[)*\]]{{0,3}}"
+           rf"(?!,? (?:and|or) [*(\[]{{0,3}}[{letters}]\b|, [*(\[]{{0,3}}[{letters}]\b| (?:aside|out)\b)")
+    return re.compile(
+        rf"\b(?:leaving|leaves|left with)(?: us with| only| just)?(?: (?:option|choice))? {one}"
+        rf"|\bonly (?:option |choice )?{one} (?:remains|is left)\b"
+        rf"|(?<![A-Za-z(])(?:option |choice )?{one} is the only (?:one|option|choice|answer) (?:left|remaining)\b",
+        re.IGNORECASE)
 
 
 def _mentions_other_option(text: str, others: str) -> bool:
@@ -59,7 +76,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
-    phrases = [p for p in phrases if p[1] in letters]
+    phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
+                for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
+    phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):

@@ -16,8 +16,9 @@ from kleval.verify import grammar
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
-from kleval.verify.extract import boxes_with_positions
+from kleval.verify.extract import boxes_with_positions, unify_box_commands
 from kleval.verify.normalize import normalize_span, text_key, unit_of, unit_ratio
+from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -57,6 +58,7 @@ def _outside(text: str, boxes: list[tuple[int, int, str]]) -> str:
 def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""
+    gold = unify_box_commands(gold)  # class box-command-variants: a gold boxed with `\\framebox{}` or `\\bbox{}`
     if "\\boxed" in gold or "\\fbox" in gold:
         boxes = boxes_with_positions(gold)
         if len(boxes) > 1 and not _PROSE.search(_outside(gold, boxes)):
@@ -223,7 +225,32 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
                 return dataclasses.replace(verdict, extracted=joined, rule=f"multi-part-boxes/{verdict.rule}",
                                            explanation=f"{len(gold_canon.value)} boxes, one per part, equal the "
                                                        f"gold by rule {verdict.rule}")
+    if not same and gold_canon.kind in ("list", "seq") and pred_canon.kind not in ("list", "set", "seq"):
+        # class multi-part-lines (kleval.verify.parts): one labelled part (a), (b), ... per gold value, in order
+        verdict = _verify_parts(gold_canon, completion, chosen)
+        if verdict is not None:
+            return verdict
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,
                    f"answer ({how}) {verb} the gold by rule {rule}")
+
+
+def _verify_parts(gold_canon: Canon, completion: str, chosen: Policy) -> Verdict | None:
+    """CORRECT when part i of a multi-part answer equals the gold's value i for every i, else None."""
+    answers = part_answers(completion, len(gold_canon.value))
+    if answers is None:
+        return None
+    rules = []
+    for gold_value, answer in zip(gold_canon.value, answers):
+        try:
+            pred = canonicalize(normalize_span(answer, chosen), chosen)
+            same, rule = equal(gold_value, pred, chosen)
+        except Exception:  # an unparsable or uncomparable part: the parts are not read (the verdict stands)
+            return None
+        if not same:
+            return None
+        rules.append(rule)
+    joined = ", ".join(answers)
+    return Verdict(Status.CORRECT, joined, gold_canon.show(), joined, f"multi-part-lines/{rules[-1]}",
+                   f"{len(answers)} labelled parts (a), (b), ... equal the gold's values in order")

@@ -20,6 +20,18 @@ def compact_whitespace(text: str) -> str:
     return re.sub(r"\n(?: ?\n)+", "\n\n", text)
 
 
+# class box-command-variants: `\\framebox[width][pos]{...}` (LaTeX) and `\\bbox[style]{...}` (MathJax) box an answer
+# as `\\fbox{...}` does; they are rewritten to `\\fbox{` (their optional arguments dropped) before any box is read.
+_BOX_VARIANT = re.compile(r"\\(?:framebox|bbox)(?![A-Za-z])(?:\[[^\[\]\n]{0,80}\]){0,2} ?(?=\{)")
+
+
+def unify_box_commands(text: str) -> str:
+    """`text` with every `\\framebox[..]{` and `\\bbox[..]{` written as `\\fbox{`."""
+    if "\\framebox" not in text and "\\bbox" not in text:
+        return text
+    return _BOX_VARIANT.sub(lambda m: "\\fbox", text)
+
+
 def closing_braces(text: str, start: int = 0) -> dict[int, int]:
     """Index of each `{` from `start` on -> index of its matching `}` (escaped `\\{` `\\}` skipped), in
     one pass. Braces before `start` cannot change how later braces pair, so they are not read."""
@@ -70,7 +82,7 @@ def all_boxed(text: str) -> list[str]:
 
 def last_boxed(text: str) -> str | None:
     """Content of the last complete `\\boxed{...}` or `\\fbox{...}` (nested braces kept), or None."""
-    boxes = boxes_with_positions(text)
+    boxes = boxes_with_positions(unify_box_commands(text))
     return boxes[-1][2].strip() if boxes else None
 
 

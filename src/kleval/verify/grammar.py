@@ -19,6 +19,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -35,8 +36,12 @@ from kleval.verify.extract import (
     last_number,
     math_blocks,
     math_safe_tail,
+    unify_box_commands,
 )
+from kleval.verify.named_values import named_value_list
+from kleval.verify.restatement import drop_restatement, restated_value
 from kleval.verify.unicode_math import unicode_math
+from kleval.verify.value_lists import list_after_copula
 
 WINDOW = 4000  # answer statements are looked for in the final part of the text only
 BARE_MAX_CHARS = 200
@@ -71,7 +76,7 @@ _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
-    text = unicode_math(compact_whitespace(text))  # class unicode-math: "10π", "–0.25", "x ≤ −3", "½"
+    text = unicode_math(unify_box_commands(compact_whitespace(text)))  # class unicode-math: "10π", "–0.25", "½"
     if not text.isascii():
         text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
     special = _CHAT_TOKEN.search(text)
@@ -212,6 +217,9 @@ def _phrase_value(rest: str) -> str | None:
     blocks = math_blocks(segment)
     if blocks and not segment[: blocks[0][0]].strip(" *:"):
         return joined_math(segment, from_start=True)  # "is $28\\%$."
+    listed = named_value_list(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0])
+    if listed:  # class named-value-list: "Answer: x = 2, y = 3" answers both values, not "y = 3"
+        return listed
     stated = _value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
     if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
         return stated
@@ -424,7 +432,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
     if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
         return bold.group(1).strip()
-    s = sentence.strip().rstrip(".!").replace("**", "").strip()
+    s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
@@ -452,8 +460,15 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
             return blocks[0][2]
         if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]):
             return numbers[0]
-    copula = r"(?:\b(?:is|are|was|equals|be|it's)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*"
-    number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³][A-Za-z.²³\-]{0,15}){0,3}$", s, re.IGNORECASE)
+    listed = list_after_copula(s) if not blocks else None
+    if listed:  # class list-after-copula: "The primes are 2, 3, 5 and 7."
+        return listed
+    # class verb-of-value: the verbs that state a value before a math block state it before a plain number too
+    # ("... add up to 720°", "sum to 540°", "measures 90°", "The bill comes to 1200 dollars."); a degree sign is a unit
+    copula = (r"(?:\b(?:is|are|was|equals|be|it's|becomes|remains|measures|totals|adds? up to|sums? to"
+              r"|(?:works?|comes?) (?:out )?to|amounts? to)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*")
+    number = re.search(copula + "(" + _NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³°][A-Za-z.²³°\-]{0,15}){0,3}$",
+                       s, re.IGNORECASE)
     if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
         return number.group(1)
     word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
@@ -500,6 +515,11 @@ def _main_clause_value(s: str, concluding: bool) -> str | None:
     for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
         if whole and s.rfind(whole) > m.start() and _math_balanced(s[: m.start()]) and _value_ending(s[: m.start()], False):
             return None  # two coordinated statements of value: which one answers is a guess
+    reason = justification_start(s)
+    if whole and reason is not None and s.rfind(whole) > reason and _math_balanced(s[:reason]):
+        # class justification-clause: a value inside the reason ("He needs 7 buses because ... there are 260
+        # students.", "x = 5 since 2x = 10") is not the one stated; the main clause's own value, if any, is
+        return _value_ending(s[:reason], concluding)
     if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
         return whole
     clauses = list(_TRAILING_CLAUSE.finditer(s)) + list(_PROSE_TAIL.finditer(s))
@@ -587,6 +607,9 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         main = main_clause_number(plain)
         if main and not _is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
             return main, True
+    restated = restated_value(s)  # class ie-restatement: "All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}."
+    if restated:
+        return restated, concluding
     return None, concluding
 
 
@@ -680,7 +703,16 @@ def bold_final_line(region: str) -> Statement | None:
     if not lines:
         return None
     m = re.fullmatch(r"\*\*([^*]{1,200})\*\*\.?", lines[-1])
-    return Statement(clean_span(m.group(1)), "bold-final-line", len(region)) if m else None
+    if m is None:
+        return None
+    content = clean_span(m.group(1))
+    if len(_PROSE_WORD.findall(_outside_math(content, math_blocks(content)))) >= 3 and not _HEDGED.search(content):
+        # class bold-final-sentence: a bold closing sentence ("**The price increased by 15%.**") states its value
+        # as a concluding sentence does; without one value the bold text stays the (worded) answer
+        value, _ = _sentence_value(content, True)
+        if value and not _negated(content, value):
+            return Statement(clean_span(value), "bold-final-sentence", len(region))
+    return Statement(content, "bold-final-line", len(region))
 
 
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
@@ -775,7 +807,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                 return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
-        return last.span, last.how
+        return drop_restatement(last.span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if _TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
@@ -783,11 +815,13 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                    else (bold_final_line, yes_no_opening, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
-            return found.span, found.how
+            return drop_restatement(found.span), found.how
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z0-9])")
+# class ordinal-number: an ordinal is its number ("finished in 3rd place", "came 2nd out of 10"); the suffix is
+# looked at, never taken into the value
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:(?<=\d)(?=(?:st|nd|rd|th)(?![A-Za-z0-9]))|(?![A-Za-z0-9]))")
 
 
 # class number-in-main-clause (kind number): the final line states its value in the main clause and a
@@ -809,7 +843,7 @@ def main_clause_number(line: str) -> str | None:
     sentences = _sentences(line)
     if not sentences:
         return None
-    sentence = sentences[-1]
+    sentence = drop_appositive(sentences[-1])  # class appositive-phrase: "The bridge, opened in 1969, was 51 ..."
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(sentence)]
     if clauses:
         sentence = sentence[clauses[-1].end() :]
@@ -830,9 +864,6 @@ _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine
                             r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
 _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
                            r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
-
-
-_JUSTIFICATION = re.compile(r", (?:since|because|as|given that|due to)\b", re.IGNORECASE)
 
 
 def _total_stands(rest: str) -> bool:
@@ -860,9 +891,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
-        reason = _JUSTIFICATION.search(lines[-1])
-        if reason and _STANDALONE_NUMBER.search(lines[-1][: reason.start()]):
-            lines[-1] = lines[-1][: reason.start()]
+        lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
     if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"

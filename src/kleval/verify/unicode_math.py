@@ -39,6 +39,8 @@ def _symbol(ch: str) -> str | None:
         return rf"\frac{{{chr(int(top, 16))}}}{{{chr(int(bottom, 16))}}}"
     if decomposition.startswith("<super>"):
         return "^{" + chr(int(decomposition.split()[1], 16)) + "}"
+    if decomposition.startswith("<sub>"):  # class named-value-list: "r₁ = 4" is r_{1} = 4
+        return "_{" + chr(int(decomposition.split()[1], 16)) + "}"
     return None
 
 
@@ -48,14 +50,16 @@ def _is_symbol(ch: str) -> bool:
 
 # A run of mathematics: numbers, single letters, symbols, operators, brackets and the spaces between them.
 # (a single letter is a variable, never the "s" of "it's"; a superscript after a word or after a unit letter
-# written after a number, "70 cm²", "5m²", is a unit's power and left to the unit rules)
+# written after a number, "70 cm²", "5m²", is a unit's power and left to the unit rules; a subscript digit only
+# indexes a single letter, "r₁", never a formula such as "CO₂")
 _ATOM = (r"(?:\d+(?:[.,]\d+)*|(?<![A-Za-z'’])[A-Za-z](?![A-Za-z])|[-+=/^*<>()\[\]|]"
-         r"|(?<![A-Za-z]{2})(?<![\d ][msg])[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]|[^\x00-\x7f⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺])")
+         r"|(?<![A-Za-z]{2})(?<![\d ][msg])[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]|(?<![A-Za-z]{2})[₀₁₂₃₄₅₆₇₈₉]|[^\x00-\x7f⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺₀₁₂₃₄₅₆₇₈₉])")
 _RUN = re.compile(rf"{_ATOM}(?: ?{_ATOM}| ?, ?(?=[-\d(∞π√]){_ATOM})*")
 
 
 _ROOT = re.compile(r"([√∛]) ?(\d+(?:\.\d+)?|[A-Za-z]|\(([^()]{0,80})\)|[^\x00-\x7f])")
 _SUPERSCRIPTS = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_SUBSCRIPTS = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 
 
 def _latex(run: str) -> str:
@@ -63,6 +67,7 @@ def _latex(run: str) -> str:
     run = _ROOT.sub(lambda m: ("\\sqrt" if m.group(1) == "√" else "\\sqrt[3]")
                     + "{" + (m.group(3) if m.group(3) is not None else m.group(2)) + "}", run)
     run = _SUPERSCRIPTS.sub(lambda m: "^{" + unicodedata.normalize("NFKC", m.group(0)) + "}", run)
+    run = _SUBSCRIPTS.sub(lambda m: "_{" + unicodedata.normalize("NFKC", m.group(0)) + "}", run)
     out = []
     for i, ch in enumerate(run):
         latex = _symbol(ch) if not ch.isascii() else None
@@ -77,6 +82,8 @@ def _prose(segment: str) -> str:
     """Unicode math runs of a prose segment as `$...$` blocks."""
     def wrap(m: re.Match[str]) -> str:
         run = m.group(0).strip().lstrip("=").lstrip()  # "AB = (81*√2)/8": the value after the sign is the math
+        # markdown bold around the math ("**Answer:** r₁ = 4", "**x = ½**") is not multiplication
+        run = run.lstrip("* ").removesuffix("**").rstrip() if run.startswith("**") or run.endswith("**") else run
         if not any(_is_symbol(ch) for ch in run):
             return m.group(0)
         lead = m.group(0)[: m.group(0).index(run)]

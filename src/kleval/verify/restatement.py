@@ -1,0 +1,58 @@
+"""class two-formats: an answer followed by the same value in another format, in parentheses.
+
+Models restate an exact answer as a decimal, a percent or an approximation: "The answer is 3/4 (0.75).",
+"\\\\boxed{\\\\frac{5}{8}\\\\ (0.625)}", "$\\\\frac{1}{3}$ (≈ 0.333)", "7/20 (35%)". The parenthetical is a
+restatement, not a factor or a second answer: the value before it (the head) is the answer and decides.
+Only a parenthetical that is one plain number (decimal, fraction, percent, optionally after `=`, `≈`,
+`\\\\approx`, `~`, "about") after a head that ends in a value (a digit, `}` or `%`, never a function name
+such as `\\\\sin (0.5)`) is dropped; "2 hours (120 minutes)" keeps its words. Linear time.
+"""
+from __future__ import annotations
+
+import re
+
+_NUMBER = r"-?(?:\d+(?:\.\d+)?|\.\d+)(?:/\d+)?(?: ?\\?%)?|-?\\[dt]?frac\{\d+\}\{\d+\}"
+_SIGN = r"(?:=|≈|\\approx|~|about|approximately|approx\.?|or|i\.e\.,?)"
+# (a comma before the parenthesis comes from joining two math blocks; it is kept only after an explicit sign)
+_TRAILING = re.compile(
+    rf"(?<=[\d}}%])(?:\\[ ,;!]|\\q?quad|~| |(?=,))+(?:\$ ?)?(?:\( ?(?:{_SIGN} ?)?({_NUMBER}) ?\)|, ?\( ?{_SIGN} ?({_NUMBER}) ?\))"
+    rf"(?: ?\$)?[ .]*$")
+
+
+def drop_restatement(span: str) -> str:
+    """`span` without a trailing parenthetical restatement of its value (`3/4 (0.75)` -> `3/4`)."""
+    if "(" not in span[-40:]:
+        return span
+    m = _TRAILING.search(span[-80:])
+    if m is None:
+        return span
+    head = span[: len(span) - len(span[-80:]) + m.start()].rstrip()
+    if not re.search(r"\d", head) or head.count("(") != head.count(")") or head.count("{") != head.count("}"):
+        return span
+    if re.search(r"\\[A-Za-z]+(?:\^\{[^{}]*\}|\^\w)?$", head):
+        return span  # a function and its argument ("\\tan^{-1} (2)", "\\sin (0.5)"), not a restatement
+    return head
+
+
+# class ie-restatement: a final sentence that describes its answer in words and closes by restating it after
+# "i.e." / "that is" / "namely" / "in other words" ("All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}.",
+# "Every x with x ≥ 2 and x < 5, that is, $[2, 5)$."): the restated value is the answer. Read only when the
+# sentence states no value otherwise, and only a value that closes the sentence: a math block, a roster in
+# braces, a tuple or interval, or a number.
+_IE_VALUE = re.compile(
+    r"(?:,|;|\()? ?(?:i\.e\.|ie\.|that is|namely|in other words),? "
+    r"(\$[^$]{1,200}\$|\\\((?:[^\\]|\\(?!\)))*?\\\)|\\?\{[^{}]{1,200}\\?\}|[\[(][^()\[\]]{1,100}[\])]"
+    r"|-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?)\)?[ .]*$", re.IGNORECASE)
+
+
+def restated_value(sentence: str) -> str | None:
+    """The value a sentence restates at its end after "i.e." and its kin, or None."""
+    m = _IE_VALUE.search(sentence[-300:])
+    if m is None or not re.search(r"\d", m.group(1)):
+        return None
+    value = m.group(1)
+    if value.startswith("$") and value.endswith("$"):
+        value = value[1:-1]
+    elif value.startswith("\\(") and value.endswith("\\)"):
+        value = value[2:-2]
+    return value.strip() or None
