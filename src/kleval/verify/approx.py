@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.policy import Policy
+from kleval.verify.sizes import top_level_spans
 
 _MARK = re.compile(r"\\approx(?![a-zA-Z])|≈|\\simeq(?![a-zA-Z])|\\thickapprox(?![a-zA-Z])")
 # a plain decimal, possibly truncated with an ellipsis (`3.14159\ldots`)
@@ -25,21 +26,6 @@ _PLAIN_NUMERAL = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _BARE_NAME = re.compile(r"^(?:(?![ei](?![A-Za-z]))[A-Za-z]|\\(?!pi(?![a-zA-Z]))[a-zA-Z]+)"
                         r"(?:_\{?\w+\}?)?(?:\([^()=]*\))?$")
 MAX_PARTS = 20
-
-
-def _top_level_parts(s: str) -> list[tuple[int, int]]:
-    """(start, end) of each part of s between top-level `,` / `;` separators."""
-    spans, depth, start = [], 0, 0
-    for i, ch in enumerate(s):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch in ",;" and depth == 0:
-            spans.append((start, i))
-            start = i + 1
-    spans.append((start, len(s)))
-    return spans
 
 
 def _number_of(canon) -> object | None:
@@ -78,7 +64,7 @@ def exact_of_chains(s: str, policy: Policy) -> str:
     """s with every top-level approximation chain replaced by its exact part (see the module docstring)."""
     if _MARK.search(s) is None:
         return s
-    spans = _top_level_parts(s)
+    spans = top_level_spans(s)
     if len(spans) > MAX_PARTS:
         return s
     out, at = [], 0

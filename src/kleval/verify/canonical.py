@@ -17,7 +17,7 @@ from typing import Any
 from kleval.verify import approx, sequences
 from kleval.verify.normalize import is_text_wrapped, text_key
 from kleval.verify.policy import Policy
-from kleval.verify.sizes import check_size, opaque_key, scan_brackets
+from kleval.verify.sizes import check_size, opaque_key, scan_brackets, top_level_spans
 
 MAX_ANSWER_CHARS = 600  # longer spans are not final answers; parsing them is slow and pointless
 
@@ -84,17 +84,7 @@ _MATRIX_RE = re.compile(r"\\begin\{[pbvBV]?matrix\}")
 
 def split_top_level(s: str, separators: str = ",;") -> list[str]:
     """Split at separators outside any bracket; escaped `\\,` never reaches here (normalized away)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(s):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch in separators and depth == 0:
-            parts.append(s[start:i])
-            start = i + 1
-    parts.append(s[start:])
-    return [p.strip() for p in parts]
+    return [s[start:end].strip() for start, end in top_level_spans(s, separators)]
 
 
 def _outer_brackets(s: str) -> tuple[str, str, str] | None:

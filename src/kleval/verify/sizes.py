@@ -69,3 +69,18 @@ def opaque_key(s: str) -> str:
             base, exponent = root[0], root[1] * exponent
         return f"{base}^{exponent}"
     return re.sub(r"\s+", "", s)
+
+
+def top_level_spans(s: str, separators: str = ",;") -> list[tuple[int, int]]:
+    """(start, end) of each part of s between separators outside any bracket."""
+    spans, depth, start = [], 0, 0
+    for i, ch in enumerate(s):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in separators and depth == 0:
+            spans.append((start, i))
+            start = i + 1
+    spans.append((start, len(s)))
+    return spans
