@@ -3,7 +3,8 @@
 A power tower, an exponent above MAX_EXPONENT, a factorial or binomial beyond MAX_FACTORIAL, an
 integer longer than MAX_INTEGER_DIGITS or nesting deeper than MAX_BRACE_DEPTH is never evaluated:
 kleval.verify.canonical makes it an "opaque" value compared by `opaque_key` (`4^{5000}` and
-`2^{10000}` share the key `2^10000`), so no worker hangs on a huge number.
+`2^{10000}` share the key `2^10000`), so no worker hangs on a huge number. The bracket scans these
+checks and the parsers share (`scan_brackets`, `top_level_spans`) live here too.
 """
 from __future__ import annotations
 
