@@ -40,6 +40,7 @@ from kleval.verify.extract import (
 )
 from kleval.verify.named_values import named_value_list
 from kleval.verify.restatement import drop_restatement, restated_value
+from kleval.verify.short_statement import short_statement
 from kleval.verify.unicode_math import unicode_math
 from kleval.verify.value_lists import list_after_copula
 
@@ -816,6 +817,10 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
+    if short:  # class short-statement (kleval.verify.short_statement): "She has €45 left." states its one quantity
+        value = short_statement(region)
+        if value:
+            return value, "short-statement"
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
