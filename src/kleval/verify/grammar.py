@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
+from kleval.verify.dates import trailing_date
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -430,6 +431,14 @@ def _outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    value = _value_ending_of(sentence, concluding)
+    if value:  # class date-after-phrase (kleval.verify.dates): "lands on June 9." is the date, not its day 9
+        return trailing_date(sentence.replace("**", "").strip(), value) or value
+    return value
+
+
+def _value_ending_of(sentence: str, concluding: bool) -> str | None:
+    """`_value_ending` before a trailing date is read whole."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
     if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
         return bold.group(1).strip()

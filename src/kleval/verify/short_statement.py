@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.dates import MONTH_HINT, trailing_date
 from kleval.verify.forms import number_from_words
 from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.units import unit_of
@@ -100,4 +101,6 @@ def short_statement(region: str) -> str | None:
     found = _quantities(final)
     if not found or len(found) != 1:
         return None
+    if MONTH_HINT.search(final):  # class date-after-phrase: "... lands on June 9." states the date, not the day
+        return trailing_date(final, found[0])
     return _with_unit(final, found[0])
