@@ -12,7 +12,7 @@ answer when the restatement is only that quantity and its unit.
 
 Never read: more than one quantity in the final sentence otherwise ("She had 45 euros but spent 20."), an
 earlier sentence with a quantity of its own, a question ("Maybe 12?"), a negation, a hedge or bound
-("maybe", "about", "at least", "more", "if"), math, an equation, or a text over 160 characters. Linear time:
+("maybe", "about", "at least", "more", "if"), a step or place number ("Part 2."), math, an equation, or a text over 160 characters. Linear time:
 each pattern is one alternation scanned once over at most 160 characters.
 """
 from __future__ import annotations
@@ -45,7 +45,9 @@ _GUARD = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|guess|think|se
                     r"|around|roughly|nearly|almost|close to|at least|at most|more|less|fewer|over|under|up to"
                     r"|between|if|unless|could|might|would|should|suppose|estimate|not|no|never|cannot|nor|but"
                     r"|instead|per|times|plus|minus|than|let|step|start|begin|assume|given|question|problem|need|find|compute"
-                    r"|calculate|solve|first|then|next)\b|n't\b|[?=\\<>^{}]|\$(?!\d)", re.IGNORECASE)
+                    r"|calculate|solve|first|then|next"
+                    # a number that numbers a step or a place in the text, not a quantity ("Part 2.", "See figure 3.")
+                    r"|part|chapter|section|case|exercise|example|figure|table|item|option|choice|round|stage|phase)\b|n't\b|[?=\\<>^{}]|\$(?!\d)|\d!", re.IGNORECASE)  # (`6!` may be a factorial)
 _RESTATEMENT = re.compile(r",? (?:i\.e\.|ie|that is|so|namely|in other words),? ", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[a-z0-9%)][.!]) (?=[A-Z€$£])")
 
