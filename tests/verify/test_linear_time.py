@@ -33,6 +33,7 @@ FAMILIES = {
     "appositive commas": lambda n: "Tom, aged 1, " * (n // 13) + "had 5 apples since 2020.",
     "restated values": lambda n: "3/4 (0.75) " * (n // 11) + "i.e. {1, 2}",
     "named values": lambda n: "Answer: " + "x = 1, " * (n // 7),
+    "number words": lambda n: "There are " + "twenty-one and a half " * (n // 22) + "apples left.",
 }
 
 

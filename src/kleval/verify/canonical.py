@@ -228,6 +228,26 @@ def _drop_named_lhs(s: str) -> tuple[str, str]:
     return "", s
 
 
+# class labelled-members: a label word before each member of a list names it as `x = ` does
+# (`\text{length } 9,\ \text{width } 4` is `\text{length} = 9, \text{width} = 4`). Only when every member is
+# one word of two or more letters (never a connective, a function or a unit-like single letter) and a number.
+_LABELLED = re.compile(r"^(?:\\text ?\{ ?([A-Za-z]{2,20}) ?\}|([A-Za-z]{2,20})) ?(-?(?:\d+(?:\.\d+)?|\.\d+))$")
+_NOT_LABELS = {"and", "or", "then", "so", "is", "are", "was", "be", "equals", "of", "to", "by", "at", "from", "about",
+               "approx", "approximately", "plus", "minus", "times", "over", "ans", "answer", "x", "step", "part", "case"}
+
+
+def labelled_members(parts: list[str]) -> list[str]:
+    """Each member `\text{label } value` of a list as `\text{label} = value` when every member is one."""
+    out = []
+    for part in parts:
+        m = _LABELLED.match(part.strip())
+        label = (m.group(1) or m.group(2)) if m else ""
+        if not m or label.lower() in _NOT_LABELS or label.lower() in _FUNCTION_WORDS:
+            return parts
+        out.append(f"\\text{{{label}}} = {m.group(3)}")
+    return out
+
+
 def canonical_name(lhs: str) -> str:
     """The name an assignment gives: spaces and braces dropped, and an index (`x_1`, `x_{2}`) dropped
     too, since indexed names list the values of one unknown (`x_1 = 2, x_2 = -3` is `x = 2 or x = -3`)."""
@@ -325,6 +345,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if sequences.has_ellipsis(parts):  # class ellipsis-sequence: `1, 3, 5, \dots, 2n-1`
         return sequences.sequence(parts, s, "", policy)
     if len(parts) > 1:
+        parts = labelled_members(parts)  # class labelled-members: `\text{length } 9, \text{width } 4`
         return Canon("list", _flatten(canonicalize(p, policy) for p in parts), s)
     if not parts:
         raise ParseFailure("only separators, no answer")

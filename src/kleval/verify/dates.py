@@ -59,3 +59,23 @@ def as_text_block(span: str) -> str:
     key = date_key(_WRAPPER.sub(" ", span))
     return span if key is None else f"\\text{{{key}}}"
 
+
+
+# class date-after-phrase: a date that ends an answer phrase or a sentence ("**Answer:** June 9", "... lands on
+# June 9.", "... is 9 June 2025") is read whole, never as its bare day number. The month name must be
+# capitalized (never "it may 5"), and the date must be a real one (`date_key`).
+_TRAILING_DATE = re.compile(rf"(?i)(?<![A-Za-z])(?:(?:{_MONTH})\.? ?\d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?"
+                            rf"|(?<!\d)\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH})\.?(?:,? \d{{4}})?)$")
+
+
+def trailing_date(text: str, value: str) -> str | None:
+    """The date that ends `text` when `value` is one of its numbers (its day or year), else None."""
+    if not re.fullmatch(r"\d{1,4}", value) or MONTH_HINT.search(text[-40:]) is None:
+        return None
+    m = _TRAILING_DATE.search(text.rstrip(" .!*")[-40:])
+    if m is None or value not in re.findall(r"\d+", m.group(0)) or date_key(m.group(0)) is None:
+        return None
+    month = re.search(r"[A-Za-z]{3,}", m.group(0).removeprefix("the "))
+    if month is None or not month.group(0)[0].isupper():
+        return None
+    return m.group(0).strip()

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
+from kleval.verify.dates import trailing_date
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -40,6 +41,7 @@ from kleval.verify.extract import (
 )
 from kleval.verify.named_values import named_value_list
 from kleval.verify.restatement import drop_restatement, restated_value
+from kleval.verify.short_statement import short_statement
 from kleval.verify.unicode_math import unicode_math
 from kleval.verify.value_lists import list_after_copula
 
@@ -429,6 +431,14 @@ def _outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    value = _value_ending_of(sentence, concluding)
+    if value:  # class date-after-phrase (kleval.verify.dates): "lands on June 9." is the date, not its day 9
+        return trailing_date(sentence.replace("**", "").strip(), value) or value
+    return value
+
+
+def _value_ending_of(sentence: str, concluding: bool) -> str | None:
+    """`_value_ending` before a trailing date is read whole."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
     if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
         return bold.group(1).strip()
@@ -816,6 +826,10 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
+    if short:  # class short-statement (kleval.verify.short_statement): "She has €45 left." states its one quantity
+        value = short_statement(region)
+        if value:
+            return value, "short-statement"
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 

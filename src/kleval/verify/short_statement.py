@@ -1,0 +1,108 @@
+"""class short-statement: a short plain-prose completion that states exactly one quantity.
+
+Without any statement (box, answer phrase, `A:` line, ...) the math grammar never guesses from a number in
+the text. A completion of one or two short sentences with no math, whose final sentence states exactly one
+quantity, is the exception: the sentence is a bare statement of that quantity ("She has €45 left.", "She
+walked 2 1/2 miles.", "There are twelve apples left.", "It takes 1 hour 30 minutes."). A quantity is a
+number (with a currency sign, a percent sign or a mixed-number fraction: `2 1/2`), a worded number ("twelve",
+"twenty-one", "one-half", "three quarters"), or a compound quantity (`1 hour 30 minutes`, `5 ft 6 in`); the
+unit word after it is kept, so that units still convert and mismatch. A value restated after "i.e." /
+"that is" / "so" / "namely" ("It takes 2.5 hours, i.e. 150 minutes.", "Half of them, so one-half.") is the
+answer when the restatement is only that quantity and its unit.
+
+Never read: more than one quantity in the final sentence otherwise ("She had 45 euros but spent 20."), an
+earlier sentence with a quantity of its own, a question ("Maybe 12?"), a negation, a hedge or bound
+("maybe", "about", "at least", "more", "if"), a step or place number ("Part 2."), math, an equation, or a text over 160 characters. Linear time:
+each pattern is one alternation scanned once over at most 160 characters.
+"""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.dates import MONTH_HINT, trailing_date
+from kleval.verify.forms import number_from_words
+from kleval.verify.normalize import DENOMINATOR_WORDS
+from kleval.verify.units import unit_of
+
+MAX_CHARS = 160
+
+_UNIT = (r"(?:hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|s|days?|weeks?|feet|foot|ft|inch(?:es)?|in|yards?|yd"
+         r"|miles?|mi|pounds?|lbs?|lb|ounces?|oz|meters?|metres?|m|centimeters?|centimetres?|cm|millimeters?|mm"
+         r"|kilograms?|kg|grams?|g|liters?|litres?|l|milliliters?|millilitres?|ml)")
+_NUM = r"\d[\d,]*(?:\.\d+)?"
+_NUMBER_WORD = (r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+                r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+                r"|hundred|thousand|million|billion|dozen|" + "|".join(sorted(DENOMINATOR_WORDS, key=len, reverse=True)))
+# one quantity: a compound quantity, a mixed number, a number (currency, percent), or a run of number words
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?:(?P<compound>{_NUM} ?{_UNIT} (?:and )?{_NUM} ?{_UNIT})(?![\w])"
+    rf"|(?P<mixed>\d+ \d+/\d+)(?![\w/])"
+    rf"|(?P<number>[$€£]? ?-?(?:{_NUM}|\.\d+)(?:/\d+)?%?)"
+    rf"|(?P<words>(?:an? )?(?:{_NUMBER_WORD})(?:[ \-](?:and )?(?:an? )?(?:{_NUMBER_WORD}))*(?![\w\-])))", re.IGNORECASE)
+_DIGITLESS_WORDS = re.compile(rf"\b(?:{_NUMBER_WORD})\b", re.IGNORECASE)
+# words that doubt, bound or condition the value, or compare it with another
+_GUARD = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|guess|think|seems?|about|approximately|approx"
+                    r"|around|roughly|nearly|almost|close to|at least|at most|more|less|fewer|over|under|up to"
+                    r"|between|if|unless|could|might|would|should|suppose|estimate|not|no|never|cannot|nor|but"
+                    r"|instead|per|times|plus|minus|than|let|step|start|begin|assume|given|question|problem|need|find|compute"
+                    r"|calculate|solve|first|then|next"
+                    # a number that numbers a step or a place in the text, not a quantity ("Part 2.", "See figure 3.")
+                    r"|part|chapter|section|case|exercise|example|figure|table|item|option|choice|round|stage|phase)\b|n't\b|[?=\\<>^{}]|\$(?!\d)|\d!", re.IGNORECASE)  # (`6!` may be a factorial)
+_RESTATEMENT = re.compile(r",? (?:i\.e\.|ie|that is|so|namely|in other words),? ", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[a-z0-9%)][.!]) (?=[A-Z€$£])")
+
+
+def _quantities(text: str) -> list[str] | None:
+    """The quantities of `text` in order, or None when a run of number words is no number ("second one")."""
+    found = []
+    for m in _QUANTITY.finditer(text):
+        value = m.group(0).strip().rstrip(",")
+        if m.group("words") is not None:
+            words = re.sub(r"^(?:an?|and)[ \-]+|[ \-]+(?:and|an?)$", "", value.lower())
+            if words in ("a", "an", "and") or not _DIGITLESS_WORDS.search(words):
+                continue
+            if number_from_words(words) is None:
+                return None
+            value = words
+        found.append(value)
+    return found
+
+
+# words that are units only in a formula ("£45 in the end" is not 45 inches)
+_NOT_UNITS = {"in", "at", "a", "am", "as", "s", "m", "h", "g", "l", "min"}
+
+
+def _with_unit(text: str, quantity: str) -> str:
+    """The quantity with the unit word that follows it, when that word is a known unit (for conversions)."""
+    at = text.find(quantity)
+    after = re.match(r" ?([A-Za-z]+)", text[at + len(quantity) :]) if at != -1 else None
+    if after and after.group(1).lower() not in _NOT_UNITS and quantity[0] not in "$€£" \
+            and unit_of(quantity + " " + after.group(1)):
+        return quantity + " " + after.group(1)
+    return quantity
+
+
+def short_statement(region: str) -> str | None:
+    """The one quantity a short plain-prose completion states in its final sentence, or None."""
+    text = region.strip()
+    if not text or len(text) > MAX_CHARS or "\n" in text or text.count("$") > 1 or _GUARD.search(text):
+        return None
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    if len(sentences) > 2:
+        return None
+    if len(sentences) == 2 and _quantities(sentences[0]) != []:
+        return None  # an earlier sentence with a quantity of its own: which one answers is a guess
+    final = sentences[-1].strip().rstrip(".!").strip()
+    restated = list(_RESTATEMENT.finditer(final))
+    if restated:  # "It takes 2.5 hours, i.e. 150 minutes.": the restatement is only a quantity and its unit
+        tail = final[restated[-1].end() :]
+        found = _quantities(tail)
+        if found and len(found) == 1 and re.fullmatch(r"[^A-Za-z]*(?:[A-Za-z]+[^A-Za-z]*){0,2}", tail.replace(found[0], " ")):
+            return _with_unit(tail, found[0])
+        return None
+    found = _quantities(final)
+    if not found or len(found) != 1:
+        return None
+    if MONTH_HINT.search(final):  # class date-after-phrase: "... lands on June 9." states the date, not the day
+        return trailing_date(final, found[0])
+    return _with_unit(final, found[0])
