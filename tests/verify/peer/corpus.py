@@ -53,8 +53,9 @@ def boxed_variant(prediction: str) -> str | None:
 
 
 def heldout_files() -> dict[str, Path]:
-    """Every held-out set by name: each round's dev/frozen pair (the first round in heldout/, later ones in v3/, v4/, v5/)."""
+    """Every held-out set by name: each round's dev/frozen pair (the first round in heldout/, later ones in v3/, v4/, v5/, v6/)."""
     return {"heldout-dev": HELDOUT_DIR / "dev.jsonl", "heldout-frozen": HELDOUT_DIR / "frozen.jsonl",
             "heldout-v3-dev": HELDOUT_DIR / "v3" / "dev.jsonl", "heldout-v3-frozen": HELDOUT_DIR / "v3" / "frozen.jsonl",
             "heldout-v4-dev": HELDOUT_DIR / "v4" / "dev.jsonl", "heldout-v4-frozen": HELDOUT_DIR / "v4" / "frozen.jsonl",
-            "heldout-v5-dev": HELDOUT_DIR / "v5" / "dev.jsonl", "heldout-v5-frozen": HELDOUT_DIR / "v5" / "frozen.jsonl"}
+            "heldout-v5-dev": HELDOUT_DIR / "v5" / "dev.jsonl", "heldout-v5-frozen": HELDOUT_DIR / "v5" / "frozen.jsonl",
+            "heldout-v6-dev": HELDOUT_DIR / "v6" / "dev.jsonl", "heldout-v6-frozen": HELDOUT_DIR / "v6" / "frozen.jsonl"}
