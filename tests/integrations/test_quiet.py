@@ -51,6 +51,7 @@ def test_rl_sweep_shows_its_own_progress(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     bar = run.stderr.replace("\r", "\n")
     assert "RL 2 runs" in bar and "6/6" in bar, bar[-2000:]
+    assert "Writing model shards" not in bar and "Loading weights" not in bar, bar[-2000:]  # one bar, unbroken
 
 
 def test_python_dash_m_kleval(tmp_path):

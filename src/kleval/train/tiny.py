@@ -77,6 +77,11 @@ def train_tiny(preset_name: str, out_dir: str | Path, *, steps: int = 300, seed:
 def _sweep_worker(job: tuple) -> tuple[str, int, str, float]:
     import time
 
+    from kleval.cli import silence_progress_bars
+
+    # The sweep's one bar counts every run's steps; a worker's library bars (transformers' "Loading
+    # weights", "Writing model shards" at each save) would cut it into fragments. This process is ours.
+    silence_progress_bars()
     preset_name, seed, out_dir, steps, base_dir, beta = job
     started = time.time()
     train_tiny(preset_name, out_dir, steps=steps, seed=seed, base_dir=base_dir, beta=beta)
