@@ -34,6 +34,10 @@ FAMILIES = {
     "restated values": lambda n: "3/4 (0.75) " * (n // 11) + "i.e. {1, 2}",
     "named values": lambda n: "Answer: " + "x = 1, " * (n // 7),
     "number words": lambda n: "There are " + "twenty-one and a half " * (n // 22) + "apples left.",
+    # class glued-number (kleval.verify.glued): long plain-text expressions, glued numbers, open brackets
+    "plain expression": lambda n: "Thus the answer is " + "n+1 - " * (n // 6) + "x^2.",
+    "glued numbers": lambda n: "So the count is " + "2^k (3x)_1, " * (n // 12) + "apples.",
+    "open brackets": lambda n: "The answer is " + "f(2, " * (n // 5) + "3",
 }
 
 

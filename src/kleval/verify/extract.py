@@ -157,7 +157,10 @@ def clean_span(span: str) -> str:
     """A span without surrounding punctuation and markdown bold."""
     span = span.strip()
     for _ in range(3):
-        span = span.lstrip(_LEADING_JUNK).rstrip(_TRAILING_JUNK)
+        right = span.rstrip(_TRAILING_JUNK)
+        if span[len(right) : len(right) + 1] == "!" and right[-1:].isdigit():
+            right += "!"  # class glued-number: a factorial sign (`5!` is 120) is part of the value, not punctuation
+        span = right.lstrip(_LEADING_JUNK)
         if span.startswith("**") and span.endswith("**"):
             span = span[2:-2]
     return span.strip()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
 from kleval.verify.dates import trailing_date
+from kleval.verify.glued import leading_expression, standalone, trailing_expression, unit_power
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -222,6 +223,9 @@ def _phrase_value(rest: str) -> str | None:
     listed = named_value_list(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0])
     if listed:  # class named-value-list: "Answer: x = 2, y = 3" answers both values, not "y = 3"
         return listed
+    expression = opening_expression(segment)
+    if expression:  # class glued-number: "The answer is x^2, as required." is x^2, never its 2
+        return expression
     stated = _value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
     if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
         return stated
@@ -230,6 +234,19 @@ def _phrase_value(rest: str) -> str | None:
         return value
     segment = re.split(r"\.\s|\.$", segment)[0]
     return clean_span(segment) or None
+
+
+def opening_expression(segment: str) -> str | None:
+    """class glued-number: the plain-text expression that opens an answer phrase's value ("x^2, as required",
+    "n(n+1)/2", "5!."), when only the sentence end or a clause that qualifies it follows."""
+    opening = leading_expression(segment)
+    if opening is None:
+        return None
+    end, expression = opening
+    rest = segment[end:]
+    if not rest.strip(" .*") or re.match(r"\.(?: |$)", rest) or _TRAILING_CLAUSE.match(rest) or _PROSE_TAIL.match(rest):
+        return expression
+    return None
 
 
 def joined_math(segment: str, from_start: bool) -> str | None:
@@ -332,9 +349,10 @@ def foreign_answer_phrase(region: str) -> Statement | None:
     end = start + (last.end() - last.start()) + len(rest.split("\n", 1)[0])
     if _OPENS_MATH.match(rest) or rest.lstrip(" *").startswith("\\boxed"):
         value = _phrase_value(rest)
-    else:
+    else:  # class glued-number: "La respuesta es 3x." opens with an expression, never the value 3
         number = _LEADING_VALUE.match(rest)
-        value = number.group(1) if number else None
+        value = opening_expression(rest.lstrip(" *")) or (
+            number.group(1) if number and standalone(rest, number.start(1), number.end(1)) else None)
     return Statement(value, "answer-phrase", start, end) if value else None
 
 
@@ -463,12 +481,29 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
                 and not _TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
+    if not blocks or blocks[-1][1] < len(s):
+        # class glued-number (kleval.verify.glued): a sentence that ends in plain-text math ("Thus the answer is
+        # x^2.", "So the area is 3*pi.") states the whole expression after a copula (or as a named value in a
+        # conclusion, "Therefore x = y^2."), and otherwise no value; never one of its glued numbers
+        plain = drop_restatement(sentence.strip().replace("**", "").strip())  # a factorial's `!` kept
+        ending = trailing_expression(plain)
+        if ending is not None:
+            start, expression = ending
+            before = plain[:start]
+            opener = _CONCLUDING.match(before)
+            if _COPULA_AT_END.search(before) or (concluding and opener and not before[opener.end() :].strip(" ,")
+                                                 and re.search(r"(?<![<>!=])=(?!=)", expression)):
+                return expression
+            return None
     if concluding and not _NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
         outside = _outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
-        numbers = [n for n in _LEADING_NUMBER.findall(outside) if re.search(r"\d", n)]
+        found = [m for m in _LEADING_NUMBER.finditer(outside)  # (a unit's power, `12 cm^2`, is no number)
+                 if re.search(r"\d", m.group(0)) and not unit_power(outside, m.start(), m.end())]
+        numbers = [m.group(0) for m in found]
         if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
             return blocks[0][2]
-        if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]):
+        if not blocks and len(numbers) == 1 and not _is_bound(outside, numbers[0]) \
+                and standalone(outside, found[0].start(), found[0].end()):  # class glued-number: never the 2 of x^2
             return numbers[0]
     listed = list_after_copula(s) if not blocks else None
     if listed:  # class list-after-copula: "The primes are 2, 3, 5 and 7."
@@ -608,7 +643,7 @@ def _sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         value = _main_clause_value(s[clauses[-1].end() :], True)
         if value:
             return value, True
-    total = _TOTAL_NUMBER.search(s) if concluding else None
+    total = _stated_total(s) if concluding else None
     if total is not None and not _negated(s, total.group(0)) and _total_stands(s[total.end() :]):
         # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
         return (total.group(1) or total.group(2)).rstrip(","), True
@@ -852,6 +887,11 @@ _SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in(?! (?:total|
                                   r"|although|though|given)\b", re.IGNORECASE)
 
 
+def _numbers(text: str) -> list[re.Match]:
+    """The numbers of `text`, without the power of a unit (`12 cm^2`)."""
+    return [m for m in _STANDALONE_NUMBER.finditer(text) if not unit_power(text, m.start(), m.end())]
+
+
 def main_clause_number(line: str) -> str | None:
     """The one number of the final sentence's main clause when a trailing phrase holds the others."""
     sentences = _sentences(line)
@@ -861,23 +901,36 @@ def main_clause_number(line: str) -> str | None:
     clauses = [m for m in _CONCLUDING_CLAUSE.finditer(sentence)]
     if clauses:
         sentence = sentence[clauses[-1].end() :]
-    if len(_STANDALONE_NUMBER.findall(sentence.replace("$", " "))) < 2 or _SUBORDINATE_OPENING.match(sentence):
+    found = _numbers(sentence.replace("$", " "))
+    if len(found) < 2 or _SUBORDINATE_OPENING.match(sentence):
         return None
-    first = _STANDALONE_NUMBER.search(sentence.replace("$", " "))
+    first = found[0]
     split = _QUALIFIER.search(sentence, first.end()) if first else None  # "has to pay $45 for ...": after the number
     if split is None:
         return None
     head = sentence[: split.start()].replace("$", " ")
-    numbers = _STANDALONE_NUMBER.findall(head)
+    numbers = _numbers(head)
     if len(numbers) != 1 or re.search(r"[=+*/×]|\\times|\\cdot", head) or _NEGATION.search(head):
         return None
-    return numbers[0].rstrip(",")
+    if not standalone(head, numbers[0].start(), numbers[0].end()):
+        return None  # class glued-number: the one number of the main clause is part of an expression ("2^k")
+    return numbers[0].group(0).rstrip(",")
 
 
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|tell|say)\b|\bnot sure\b"
                             r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
 _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
                            r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
+
+
+def _stated_total(text: str) -> re.Match | None:
+    """The first stated total of `text` ("a total of 45", "30 miles in total"), never a glued number ("a total
+    of 2^n subsets", class glued-number)."""
+    total = _TOTAL_NUMBER.search(text)
+    if total is None:
+        return None
+    group = 1 if total.group(1) else 2
+    return total if standalone(text, total.start(group), total.end(group)) else None
 
 
 def _total_stands(rest: str) -> bool:
@@ -906,14 +959,15 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
-    total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
+    total = _stated_total(lines[-1]) if lines else None
     if total is not None and _total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"
-    numbers = _STANDALONE_NUMBER.findall(lines[-1]) if lines else []
-    number = numbers[-1].rstrip(",") if numbers else None  # never the 2 glued inside "AZYUK2A"
+    numbers = _numbers(lines[-1]) if lines else []
+    last = numbers[-1] if numbers and standalone(lines[-1], numbers[-1].start(), numbers[-1].end()) else None
+    number = last.group(0).rstrip(",") if last else None  # never the 2 glued inside "AZYUK2A" or "2^k" (glued-number)
     if number is not None:
         return number, "last-number-of-final-line"
     return span, how
