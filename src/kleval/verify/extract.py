@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.glued import exclamation
+
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
 
@@ -158,8 +160,8 @@ def clean_span(span: str) -> str:
     span = span.strip()
     for _ in range(3):
         right = span.rstrip(_TRAILING_JUNK)
-        if span[len(right) : len(right) + 1] == "!" and right[-1:].isdigit():
-            right += "!"  # class glued-number: a factorial sign (`5!` is 120) is part of the value, not punctuation
+        if span[len(right) : len(right) + 1] == "!" and right[-1:].isdigit() and not exclamation(span, len(right)):
+            right += "!"  # class glued-number: a factorial sign (`5!.` is 120) is part of the value, not punctuation
         span = right.lstrip(_LEADING_JUNK)
         if span.startswith("**") and span.endswith("**"):
             span = span[2:-2]

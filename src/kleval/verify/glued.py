@@ -43,6 +43,23 @@ _WORD = re.compile(r"[A-Za-z]+")
 _UNIT_POWER = re.compile(r"\d ?([A-Za-z]{1,12})\^$")
 
 
+# class exclamation-after-number: in prose, a `!` right after a number that ends its sentence (the text ends, a
+# closing `**` or quote, or a new line or capitalized sentence follows) is an exclamation mark ("The answer is
+# 42!", "Yay, we got 7!"); a factorial is a `!` that more mathematics or the sentence's own period follows
+# ("5!.", "3! = 6", "5!/(2!3!)"). Inside `$...$` or a box the sign is always a factorial (never read here).
+_EXCLAMATION = re.compile(r"!+(?:\*\*|[\"'”’)]){0,3}(?:[ \t]*(?:$|\n)|[ \t]+(?=[A-Z]))")
+
+
+# a markup tag right against a number (`<FINAL_ANSWER>18</FINAL_ANSWER>`, `<b>7</b>`) delimits it; it is no `<` or `>`
+_TAG_BEFORE = re.compile(r"<[A-Za-z_][\w:-]{0,40}(?: [^<>]{0,80})?>$")
+_TAG_AFTER = re.compile(r"</?[A-Za-z_][\w:-]{0,40}(?: [^<>]{0,80})?>")
+
+
+def exclamation(text: str, at: int) -> bool:
+    """Whether the `!` at `text[at]` (right after a number) is an exclamation mark, not a factorial sign."""
+    return _EXCLAMATION.match(text, at) is not None
+
+
 def _letter(c: str) -> bool:
     """A Latin or Greek letter (never a CJK character: "共7个" is prose around a number)."""
     return c.isalpha() and (c.isascii() or "\u0370" <= c <= "\u03ff")
@@ -67,6 +84,10 @@ def glue(text: str, start: int, end: int) -> str | None:
     bold_left = before == "*" and text[start - 2 : start - 1] == "*"  # markdown bold `**5**`, not a product
     bold_right = after == "*" and text[end + 1 : end + 2] == "*"
     before, after = (" " if bold_left else before), (" " if bold_right else after)
+    if before == ">" and _TAG_BEFORE.search(text[max(0, start - 128) : start]):
+        before = " "  # an opening tag, not "greater than"
+    if after == "<" and _TAG_AFTER.match(text, end):
+        after = " "  # a closing tag, not "less than"
     if before == "^":
         unit = _UNIT_POWER.search(text[max(0, start - 16) : start])
         if unit and _unit_after("1", unit.group(1)):
@@ -86,6 +107,8 @@ def glue(text: str, start: int, end: int) -> str | None:
         if _SUFFIX.match(rest) or (word and _unit_after(text[start:end], word.group(0))):
             return None  # `3rd`, `3pm`, `12cm`
         return "glued"
+    if after == "!" and exclamation(text, end):
+        return None  # class exclamation-after-number: "The answer is 42!"
     if after in _GLUE_AFTER:
         return "glued"
     if after == "/":
@@ -96,7 +119,7 @@ def glue(text: str, start: int, end: int) -> str | None:
         return "glued"
     if after == "-" and end + 1 < len(text) and (text[end + 1].isalnum() or text[end + 1] in "([{"):
         return "glued"  # `3-x`, `3-digit`
-    if after == " " and not bold_right and ((text[end + 1 : end + 2] in _SPACED_BINARY and text[end + 1 : end + 2] != ""
+    if text[end : end + 1] == " " and not bold_right and ((text[end + 1 : end + 2] in _SPACED_BINARY and text[end + 1 : end + 2] != ""
                           and (text[end + 2 : end + 3] in (" ", "") or text[end + 2].isalnum() or text[end + 2] in "(\\"))
                          or _OPERATOR_WORD_AFTER.match(text, end)):
         return "glued"  # `2 + 3`, never the tag of `7 </answer>`

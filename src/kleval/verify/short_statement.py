@@ -21,6 +21,7 @@ import re
 
 from kleval.verify.dates import MONTH_HINT, trailing_date
 from kleval.verify.forms import number_from_words
+from kleval.verify.glued import glue
 from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.units import unit_of
 
@@ -56,6 +57,8 @@ def _quantities(text: str) -> list[str] | None:
     """The quantities of `text` in order, or None when a run of number words is no number ("second one")."""
     found = []
     for m in _QUANTITY.finditer(text):
+        if m.group("number") is not None and glue(text, m.start("number"), m.end("number")) == "glued":
+            return None  # class glued-number: "She has n+2 apples." states an expression, not 2
         value = m.group(0).strip().rstrip(",")
         if m.group("words") is not None:
             words = re.sub(r"^(?:an?|and)[ \-]+|[ \-]+(?:and|an?)$", "", value.lower())
