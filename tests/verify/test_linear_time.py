@@ -34,6 +34,8 @@ FAMILIES = {
     "restated values": lambda n: "3/4 (0.75) " * (n // 11) + "i.e. {1, 2}",
     "named values": lambda n: "Answer: " + "x = 1, " * (n // 7),
     "number words": lambda n: "There are " + "twenty-one and a half " * (n // 22) + "apples left.",
+    # round-6 classes (v6fix): per-option verdicts
+    "option verdicts": lambda n: "Answer: " + "(B) is wrong, " * (n // 14) + "(D) is right.",
 }
 
 

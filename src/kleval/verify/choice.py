@@ -36,9 +36,13 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # apostrophe or by a word other than one that continues an option ("I is correct", "I, since", "I because") is the pronoun.
         rf"(?!(?<=I)(?:['’]|\s(?!(?:is|was|seems|looks|fits|works|matches|because|since|as|and|or|with|which|only)\b)[A-Za-z]{{2,}}))"
         # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
-        rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
+        # (class choice-verdict-per-option: also a bracketed letter, "Answer: (B) is wrong, (D) is right")
+        rf"(?![)\]]? ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
-        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b"
+        # class choice-verdict-per-option: a line that gives each option a verdict chooses the one declared right; a
+        # bracketed letter after a clause break ("(B) is wrong, (D) is right", "[C] is wrong; [A] is right") is such a verdict
+        rf"|(?<=[,;] )(?:while |but |and |whereas )?[(\[](?-i:([{letters}]))[)\]] is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
     )
 
@@ -71,7 +75,7 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, end, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
-    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase", offset + m.end())
+    phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
                for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
