@@ -84,6 +84,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
+    # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")
+    final_line = re.search(rf"\n[ \t]*\**\(?([{letters}])\)?\.?\**[ \t]*$", region.rstrip())
+    if final_line:
+        statements.append((final_line.start() + 1, final_line.group(1), "final-line-letter", len(region)))
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
         statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"
