@@ -60,6 +60,11 @@ def _elimination_pattern(letters: str) -> re.Pattern[str]:
         re.IGNORECASE)
 
 
+def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z])answer(?: is| would be| should be)? ?:? ?\(?(?-i:([{letters.lower()}]))\)?(?=[,;]|\.(?:\s|$))",
+                      re.IGNORECASE)
+
+
 def _mentions_other_option(text: str, others: str) -> bool:
     """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
@@ -80,6 +85,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
+    # class choice-lowercase-letter: a lower-case letter after "answer is" that a clause break follows ("The correct
+    # answer is d, the ionic bond."); never the article, which a noun follows ("the answer is a prime")
+    phrases += [(offset + m.start(), m.group(1).upper(), "answer-phrase", offset + m.end())
+                for m in _lower_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
