@@ -65,6 +65,11 @@ def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:overall|so|thus|therefore|hence|finally|in (?:conclusion|summary|short|sum)),? "
+                      rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
+
+
 def _mentions_other_option(text: str, others: str) -> bool:
     """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
@@ -89,6 +94,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     # answer is d, the ionic bond."); never the article, which a noun follows ("the answer is a prime")
     phrases += [(offset + m.start(), m.group(1).upper(), "answer-phrase", offset + m.end())
                 for m in _lower_letter_pattern(letters).finditer(tail)]
+    # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
+    phrases += [(offset + m.start(), m.group(1), "conclusion-letter", offset + m.end())
+                for m in _conclusion_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
