@@ -41,9 +41,11 @@ _QUANTITY = re.compile(
     rf"|(?P<number>[$€£]? ?-?(?:{_NUM}|\.\d+)(?:[eE][-+]?\d+(?![\w.])|(?:/\d+)?%?))"
     rf"|(?P<words>(?:an? )?(?:{_NUMBER_WORD})(?:[ \-](?:and )?(?:an? )?(?:{_NUMBER_WORD}))*(?![\w\-])))", re.IGNORECASE)
 _DIGITLESS_WORDS = re.compile(rf"\b(?:{_NUMBER_WORD})\b", re.IGNORECASE)
-# words that doubt, bound or condition the value, or compare it with another
+# words that doubt, bound or condition the value, or compare it with another (class more-quantity-statement: "more"
+# before its noun counts the answer, "She needs twelve more cupcakes."; "15 or more", "more than" and a closing "more" bound it)
 _GUARD = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|guess|think|seems?|about|approximately|approx"
-                    r"|around|roughly|nearly|almost|close to|at least|at most|more|less|fewer|over|under|up to"
+                    r"|around|roughly|nearly|almost|close to|at least|at most|or more|and more|more(?= (?:than|or|and)\b|[^ a-z]|$)"
+                    r"|less|fewer|over|under|up to"
                     r"|between|if|unless|could|might|would|should|suppose|estimate|not|no|never|cannot|nor|but"
                     r"|instead|per|times|plus|minus|than|let|step|start|begin|assume|given|question|problem|need|find|compute"
                     r"|calculate|solve|first|then|next"
