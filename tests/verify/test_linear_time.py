@@ -36,6 +36,7 @@ FAMILIES = {
     "number words": lambda n: "There are " + "twenty-one and a half " * (n // 22) + "apples left.",
     # round-6 classes (v6fix): per-option verdicts
     "option verdicts": lambda n: "Answer: " + "(B) is wrong, " * (n // 14) + "(D) is right.",
+    "bold then aside": lambda n: "So she has **$5**. " + "Nice, considering 5 and **5**. " * (n // 31) + "Nice, 5!",
 }
 
 

@@ -19,6 +19,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
 from kleval.verify.dates import trailing_date
 from kleval.verify.commitment import (
@@ -896,14 +897,21 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
+            bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])
+            if bold is not None:
+                return bold, how + "/bold-value-in-span"  # class bold-value-then-aside (kleval.verify.bold_value)
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
-    lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    region = answer_region(text)
+    lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
     if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
+    bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None
+    if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
+        return bold, "bold-value-of-final-line"
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = _TOTAL_NUMBER.search(lines[-1]) if lines else None
