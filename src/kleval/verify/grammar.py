@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
-from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
+from kleval.verify.clauses import drop_appositive, drop_justification, justification_start, reason_then_word
 from kleval.verify.dates import trailing_date
 from kleval.verify.commitment import (
     RETRACTION,
@@ -743,6 +743,8 @@ def bare_answer(region: str) -> Statement | None:
     blocks = math_blocks(text)
     if blocks and (_HEDGED.search(text) or re.search(r", but\b", text) or _NEGATION.search(text)):
         return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ...", "the answer isn't $5$"
+    if blocks and (worded := reason_then_word(text, blocks[-1][1])):  # class since-clause-conclusion (kleval.verify.clauses)
+        return Statement(worded, "bare-phrase", 0)
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
