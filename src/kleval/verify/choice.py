@@ -102,8 +102,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")
+    # (never the next label of a lettered list cut off there: "H. No, because ...\nI")
     final_line = re.search(rf"\n[ \t]*\**\(?([{letters}])\)?\.?\**[ \t]*$", region.rstrip())
-    if final_line:
+    before_line = region[: final_line.start()].rstrip().rsplit("\n", 1)[-1] if final_line else ""
+    if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line):
         statements.append((final_line.start() + 1, final_line.group(1), "final-line-letter", len(region)))
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
