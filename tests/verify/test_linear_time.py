@@ -38,6 +38,14 @@ FAMILIES = {
     "plain expression": lambda n: "Thus the answer is " + "n+1 - " * (n // 6) + "x^2.",
     "glued numbers": lambda n: "So the count is " + "2^k (3x)_1, " * (n // 12) + "apples.",
     "open brackets": lambda n: "The answer is " + "f(2, " * (n // 5) + "3",
+    # round-6 classes (v6fix): per-option verdicts
+    "option verdicts": lambda n: "Answer: " + "(B) is wrong, " * (n // 14) + "(D) is right.",
+    "lone letters": lambda n: "Reasoning.\n" + "C\n \n" * (n // 4) + "\n(B)",
+    "lower-case verdicts": lambda n: "the answer is d, " * (n // 17) + "Overall, B.",
+    "quoted box": lambda n: '\\boxed{"' + "3" * n + '"}',
+    "e-notation statement": lambda n: "The value is " + "3.2e-4" * (n // 6) + " M.",
+    "since clause": lambda n: "Since $x$" + " and y" * (n // 6) + ", the function is odd.",
+    "bold then aside": lambda n: "So she has **$5**. " + "Nice, considering 5 and **5**. " * (n // 31) + "Nice, 5!",
 }
 
 

@@ -36,9 +36,13 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # apostrophe or by a word other than one that continues an option ("I is correct", "I, since", "I because") is the pronoun.
         rf"(?!(?<=I)(?:['’]|\s(?!(?:is|was|seems|looks|fits|works|matches|because|since|as|and|or|with|which|only)\b)[A-Za-z]{{2,}}))"
         # (never a letter the phrase rejects: "Answer: A is wrong", "Antwort: A ist falsch")
-        rf"(?! ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
+        # (class choice-verdict-per-option: also a bracketed letter, "Answer: (B) is wrong, (D) is right")
+        rf"(?![)\]]? ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
-        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b",
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b"
+        # class choice-verdict-per-option: a line that gives each option a verdict chooses the one declared right; a
+        # bracketed letter after a clause break ("(B) is wrong, (D) is right", "[C] is wrong; [A] is right") is such a verdict
+        rf"|(?<=[,;] )(?:while |but |and |whereas )?[(\[](?-i:([{letters}]))[)\]] is (?:the )?(?:correct|right|valid|true|best)\b",
         re.IGNORECASE,
     )
 
@@ -56,6 +60,16 @@ def _elimination_pattern(letters: str) -> re.Pattern[str]:
         re.IGNORECASE)
 
 
+def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z])answer(?: is| would be| should be)? ?:? ?\(?(?-i:([{letters.lower()}]))\)?(?=[,;]|\.(?:\s|$))",
+                      re.IGNORECASE)
+
+
+def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:overall|so|thus|therefore|hence|finally|in (?:conclusion|summary|short|sum)),? "
+                      rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
+
+
 def _mentions_other_option(text: str, others: str) -> bool:
     """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
@@ -71,15 +85,28 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, end, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
-    phrases = [(offset + m.start(), (m.group(1) or m.group(2) or m.group(3)).upper(), "answer-phrase", offset + m.end())
+    phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
                for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
     if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
+    # class choice-lowercase-letter: a lower-case letter after "answer is" that a clause break follows ("The correct
+    # answer is d, the ionic bond."); never the article, which a noun follows ("the answer is a prime")
+    phrases += [(offset + m.start(), m.group(1).upper(), "answer-phrase", offset + m.end())
+                for m in _lower_letter_pattern(letters).finditer(tail)]
+    # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
+    phrases += [(offset + m.start(), m.group(1), "conclusion-letter", offset + m.end())
+                for m in _conclusion_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
+    # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")
+    # (never the next label of a lettered list cut off there: "H. No, because ...\nI")
+    final_line = re.search(rf"\n[ \t]*\**\(?([{letters}])\)?\.?\**[ \t]*$", region.rstrip())
+    before_line = region[: final_line.start()].rstrip().rsplit("\n", 1)[-1] if final_line else ""
+    if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line):
+        statements.append((final_line.start() + 1, final_line.group(1), "final-line-letter", len(region)))
     bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
         statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"

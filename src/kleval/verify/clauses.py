@@ -62,3 +62,21 @@ def drop_appositive(sentence: str) -> str:
     """`sentence` without the appositive phrase right after its subject (`The bridge, opened in 1969, was ...`)."""
     m = _APPOSITIVE.match(sentence)
     return f"{m.group(1)} {sentence[m.end() :]}" if m else sentence
+
+
+# class since-clause-conclusion: a short completion whose math sits in an opening reason ("Since $f(-x) = -f(x)$,
+# the function is odd.") states its answer in the main clause, a word after "is"/"are"; the math only justifies it.
+# The reason must hold every math block; a main clause with math, a digit or more than three words is no such answer.
+_SINCE_CONCLUSION = re.compile(
+    r"(?:since|because|as|given that)\b([^,]{1,400}), (?:so |then |hence |thus |therefore )?"
+    r"(?:(?:the|this|that|our|it|its|each|every)\b[^,$\\\d.!?]{0,60}? )?(?:is|are)(?: therefore| thus| hence| then)? "
+    r"([A-Za-z][A-Za-z\-]{0,30}(?: [A-Za-z][A-Za-z\-]{0,30}){0,2})[.!]?", re.IGNORECASE)
+
+
+def reason_then_word(text: str, last_block_end: int) -> str | None:
+    """The worded main-clause answer of `text` when an opening reason holds all its math (ending at
+    `last_block_end`), else None."""
+    m = _SINCE_CONCLUSION.fullmatch(text.strip())
+    if m is None or last_block_end > m.end(1) + (len(text) - len(text.lstrip())):
+        return None
+    return m.group(2)

@@ -19,7 +19,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from kleval.verify.clauses import drop_appositive, drop_justification, justification_start
+from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
+from kleval.verify.clauses import drop_appositive, drop_justification, justification_start, reason_then_word
 from kleval.verify.dates import trailing_date
 from kleval.verify.glued import leading_expression, standalone, trailing_expression, unit_power
 from kleval.verify.commitment import (
@@ -777,6 +778,8 @@ def bare_answer(region: str) -> Statement | None:
     blocks = math_blocks(text)
     if blocks and (_HEDGED.search(text) or re.search(r", but\b", text) or _NEGATION.search(text)):
         return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ...", "the answer isn't $5$"
+    if blocks and (worded := reason_then_word(text, blocks[-1][1])):  # class since-clause-conclusion (kleval.verify.clauses)
+        return Statement(worded, "bare-phrase", 0)
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
@@ -949,14 +952,21 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         return None, how
     if span is not None and re.search(r"\d", span):
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
+            bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])
+            if bold is not None:
+                return bold, how + "/bold-value-in-span"  # class bold-value-then-aside (kleval.verify.bold_value)
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
-    lines = [line for line in answer_region(text).rstrip()[-1000:].split("\n") if line.strip()]
+    region = answer_region(text)
+    lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
     if lines and (_HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
+    bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None
+    if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
+        return bold, "bold-value-of-final-line"
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = _stated_total(lines[-1]) if lines else None

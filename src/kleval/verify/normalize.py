@@ -299,10 +299,16 @@ def _plain_mixed(m: re.Match) -> str:
     return f"{m.group(1)}{m.group(2)}\\frac{{{numerator}}}{{{denominator}}}"
 
 
+# class quoted-answer: an answer wholly inside one pair of double quotes (`\boxed{"3.14"}`, `Answer: "Evelyn"`) is the
+# quoted text; quotes only mark it as a string (modelscope/evalscope#1537). Single quotes stay: `f'` is a prime.
+_QUOTED = re.compile(r'^"([^"\n]{1,500})"$|^\u201c([^\u201c\u201d\n]{1,500})\u201d$')
+
+
 def normalize_span(span: str, policy: Policy) -> str:
     """A cleaned LaTeX string with the same value as `span` under `policy` (no parsing happens here)."""
     s = _SPACES.sub(" ", strip_delimiters(span))  # whitespace runs first: every pattern below sees single spaces
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
+    s = _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), s.strip())  # class quoted-answer
     s = unicode_to_latex(s)
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
     s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)

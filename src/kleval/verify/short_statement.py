@@ -4,7 +4,7 @@ Without any statement (box, answer phrase, `A:` line, ...) the math grammar neve
 the text. A completion of one or two short sentences with no math, whose final sentence states exactly one
 quantity, is the exception: the sentence is a bare statement of that quantity ("She has €45 left.", "She
 walked 2 1/2 miles.", "There are twelve apples left.", "It takes 1 hour 30 minutes."). A quantity is a
-number (with a currency sign, a percent sign or a mixed-number fraction: `2 1/2`), a worded number ("twelve",
+number (with a currency sign, a percent sign, E-notation `3.2e-4` or a mixed-number fraction: `2 1/2`), a worded number ("twelve",
 "twenty-one", "one-half", "three quarters"), or a compound quantity (`1 hour 30 minutes`, `5 ft 6 in`); the
 unit word after it is kept, so that units still convert and mismatch. A value restated after "i.e." /
 "that is" / "so" / "namely" ("It takes 2.5 hours, i.e. 150 minutes.", "Half of them, so one-half.") is the
@@ -38,12 +38,15 @@ _NUMBER_WORD = (r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|t
 _QUANTITY = re.compile(
     rf"(?<![\w.])(?:(?P<compound>{_NUM} ?{_UNIT} (?:and )?{_NUM} ?{_UNIT})(?![\w])"
     rf"|(?P<mixed>\d+ \d+/\d+)(?![\w/])"
-    rf"|(?P<number>[$€£]? ?-?(?:{_NUM}|\.\d+)(?:/\d+)?%?)"
+    # (class e-notation-statement: "3.2e-4 M" is one number, never 3.2 and a stray 4)
+    rf"|(?P<number>[$€£]? ?-?(?:{_NUM}|\.\d+)(?:[eE][-+]?\d+(?![\w.])|(?:/\d+)?%?))"
     rf"|(?P<words>(?:an? )?(?:{_NUMBER_WORD})(?:[ \-](?:and )?(?:an? )?(?:{_NUMBER_WORD}))*(?![\w\-])))", re.IGNORECASE)
 _DIGITLESS_WORDS = re.compile(rf"\b(?:{_NUMBER_WORD})\b", re.IGNORECASE)
-# words that doubt, bound or condition the value, or compare it with another
+# words that doubt, bound or condition the value, or compare it with another (class more-quantity-statement: "more"
+# before its noun counts the answer, "She needs twelve more cupcakes."; "15 or more", "more than" and a closing "more" bound it)
 _GUARD = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|guess|think|seems?|about|approximately|approx"
-                    r"|around|roughly|nearly|almost|close to|at least|at most|more|less|fewer|over|under|up to"
+                    r"|around|roughly|nearly|almost|close to|at least|at most|or more|and more|more(?= (?:than|or|and)\b|[^ a-z]|$)"
+                    r"|less|fewer|over|under|up to"
                     r"|between|if|unless|could|might|would|should|suppose|estimate|not|no|never|cannot|nor|but"
                     r"|instead|per|times|plus|minus|than|let|step|start|begin|assume|given|question|problem|need|find|compute"
                     r"|calculate|solve|first|then|next"
