@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from kleval.cli import build_parser
 
 SRC = Path(__file__).resolve().parents[2] / "src"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kleval.train.config import TrainConfig
 from kleval.klconfig import preset
 from kleval.resources import bundled_root
+from kleval.train.config import TrainConfig
 
 COMMITTED_BASE = bundled_root() / "assets" / "tiny-arith-base"  # repo assets/ or the wheel's copy
 DEFAULT_BETA = 1.0  # the recipe's beta (the same KL-versus-reward trade-off in reward and loss placement)

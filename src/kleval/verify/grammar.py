@@ -21,8 +21,6 @@ from dataclasses import dataclass
 
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clauses import drop_appositive, drop_justification, justification_start, reason_then_word
-from kleval.verify.dates import trailing_date
-from kleval.verify.glued import leading_expression, standalone, trailing_expression, unit_power
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
@@ -31,6 +29,7 @@ from kleval.verify.commitment import (
     is_aside,
     unclosed_think,
 )
+from kleval.verify.dates import trailing_date
 from kleval.verify.extract import (
     boxes_with_positions,
     clean_span,
@@ -41,6 +40,7 @@ from kleval.verify.extract import (
     math_safe_tail,
     unify_box_commands,
 )
+from kleval.verify.glued import leading_expression, standalone, trailing_expression, unit_power
 from kleval.verify.named_values import named_value_list
 from kleval.verify.restatement import drop_restatement, restated_value
 from kleval.verify.short_statement import short_statement
