@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.glued import exclamation
-
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
 
@@ -32,6 +30,18 @@ def unify_box_commands(text: str) -> str:
     if "\\framebox" not in text and "\\bbox" not in text:
         return text
     return _BOX_VARIANT.sub(lambda m: "\\fbox", text)
+
+
+# class exclamation-after-number: in prose, a `!` right after a number that ends its sentence (the text ends, a
+# closing `**` or quote, or a new line or capitalized sentence follows) is an exclamation mark ("The answer is
+# 42!", "Yay, we got 7!"); a factorial is a `!` that more mathematics or the sentence's own period follows
+# ("5!.", "3! = 6", "5!/(2!3!)"). Inside `$...$` or a box the sign is always a factorial (never read here).
+_EXCLAMATION = re.compile(r"!+(?:\*\*|[\"'”’)]){0,3}(?:[ \t]*(?:$|\n)|[ \t]+(?=[A-Z]))")
+
+
+def exclamation(text: str, at: int) -> bool:
+    """Whether the `!` at `text[at]` (right after a number) is an exclamation mark, not a factorial sign."""
+    return _EXCLAMATION.match(text, at) is not None
 
 
 def closing_braces(text: str, start: int = 0) -> dict[int, int]:

@@ -58,6 +58,8 @@ SCALE_WORDS = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 1
 _DOZEN = {"dozen": 12}
 # class fraction-words: a count and a denominator word ("one half", "three quarters", "two-thirds")
 _DENOMINATORS = DENOMINATOR_WORDS
+# every word a worded number is made of (short_statement.py finds runs of them in prose)
+NUMBER_WORD_VOCABULARY = frozenset(_NUMBER_WORDS) | frozenset(SCALE_WORDS) | frozenset(_DOZEN) | frozenset(_DENOMINATORS)
 _NEGATIVE_WORDS = ("negative ", "minus ")
 # label words that end a worded number ("twelve apples") must be nouns, never an operation or a relation
 _NOT_A_LABEL = {"of", "more", "less", "than", "times", "per", "percent", "or", "and", "plus", "minus", "over",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.extract import exclamation
 from kleval.verify.units import unit_of
 
 SCAN = 300  # a plain expression that answers is shorter than this
@@ -43,21 +44,9 @@ _WORD = re.compile(r"[A-Za-z]+")
 _UNIT_POWER = re.compile(r"\d ?([A-Za-z]{1,12})\^$")
 
 
-# class exclamation-after-number: in prose, a `!` right after a number that ends its sentence (the text ends, a
-# closing `**` or quote, or a new line or capitalized sentence follows) is an exclamation mark ("The answer is
-# 42!", "Yay, we got 7!"); a factorial is a `!` that more mathematics or the sentence's own period follows
-# ("5!.", "3! = 6", "5!/(2!3!)"). Inside `$...$` or a box the sign is always a factorial (never read here).
-_EXCLAMATION = re.compile(r"!+(?:\*\*|[\"'”’)]){0,3}(?:[ \t]*(?:$|\n)|[ \t]+(?=[A-Z]))")
-
-
 # a markup tag right against a number (`<FINAL_ANSWER>18</FINAL_ANSWER>`, `<b>7</b>`) delimits it; it is no `<` or `>`
 _TAG_BEFORE = re.compile(r"<[A-Za-z_][\w:-]{0,40}(?: [^<>]{0,80})?>$")
 _TAG_AFTER = re.compile(r"</?[A-Za-z_][\w:-]{0,40}(?: [^<>]{0,80})?>")
-
-
-def exclamation(text: str, at: int) -> bool:
-    """Whether the `!` at `text[at]` (right after a number) is an exclamation mark, not a factorial sign."""
-    return _EXCLAMATION.match(text, at) is not None
 
 
 def _letter(c: str) -> bool:

@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 
 from kleval.verify.dates import MONTH_HINT, trailing_date
-from kleval.verify.forms import number_from_words
+from kleval.verify.forms import NUMBER_WORD_VOCABULARY, number_from_words
 from kleval.verify.glued import glue
-from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.units import unit_of
 
 MAX_CHARS = 160
@@ -31,9 +30,7 @@ _UNIT = (r"(?:hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|s|days?|weeks?|fee
          r"|miles?|mi|pounds?|lbs?|lb|ounces?|oz|meters?|metres?|m|centimeters?|centimetres?|cm|millimeters?|mm"
          r"|kilograms?|kg|grams?|g|liters?|litres?|l|milliliters?|millilitres?|ml)")
 _NUM = r"\d[\d,]*(?:\.\d+)?"
-_NUMBER_WORD = (r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
-                r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-                r"|hundred|thousand|million|billion|dozen|" + "|".join(sorted(DENOMINATOR_WORDS, key=len, reverse=True)))
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORD_VOCABULARY, key=lambda w: (-len(w), w)))  # longest first
 # one quantity: a compound quantity, a mixed number, a number (currency, percent), or a run of number words
 _QUANTITY = re.compile(
     rf"(?<![\w.])(?:(?P<compound>{_NUM} ?{_UNIT} (?:and )?{_NUM} ?{_UNIT})(?![\w])"
