@@ -449,7 +449,8 @@ def _outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
 
 
 def _value_ending(sentence: str, concluding: bool) -> str | None:
-    """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None."""
+    """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None; a date that
+    ends the sentence is read whole."""
     value = _value_ending_of(sentence, concluding)
     if value:  # class date-after-phrase (kleval.verify.dates): "lands on June 9." is the date, not its day 9
         return trailing_date(sentence.replace("**", "").strip(), value) or value
@@ -457,7 +458,7 @@ def _value_ending(sentence: str, concluding: bool) -> str | None:
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
-    """`_value_ending` before a trailing date is read whole."""
+    """The value a sentence ends with, its day only when it ends in a date (`_value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
     if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
         return bold.group(1).strip()
