@@ -26,8 +26,10 @@ from __future__ import annotations
 import collections
 import importlib
 import multiprocessing
+import os
 import queue
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future
@@ -110,6 +112,26 @@ class _Job:
                 self.future.set_result(self.results)
 
 
+def _start_without_unloadable_main(process) -> None:
+    """Start a spawned process even when the parent's __main__ came from stdin (`python - < script.py`).
+
+    spawn re-runs the parent's __main__ file in each child; "<stdin>" is no file, so every worker
+    would die on start. The workers need nothing from __main__ (their target lives in this module),
+    so for that start only __main__ is presented as a module without a file, as in an interactive
+    session.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None or os.path.isfile(path):
+        process.start()
+        return
+    del main.__file__
+    try:
+        process.start()
+    finally:
+        main.__file__ = path
+
+
 class _Worker:
     """One verifier process, its two pipes and the two parent threads that do its blocking I/O."""
 
@@ -117,7 +139,7 @@ class _Worker:
         requests_in, self._requests = context.Pipe(duplex=False)
         self._replies, replies_out = context.Pipe(duplex=False)
         self.process = context.Process(target=_worker_main, args=(requests_in, replies_out, verify_path), daemon=True)
-        self.process.start()
+        _start_without_unloadable_main(self.process)
         requests_in.close()
         replies_out.close()
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
