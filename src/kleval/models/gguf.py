@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -149,6 +150,12 @@ def convert_gguf(path: str | os.PathLike, *, dtype: str = "float32", quiet: bool
         return final
 
 
+def _bars_hidden(quiet: bool):
+    """When quiet, stderr goes nowhere for a block: transformers' GGUF reader and shard writer draw
+    their own tqdm bars (tqdm.auto, which no library switch turns off once imported). Errors still raise."""
+    return contextlib.redirect_stderr(io.StringIO()) if quiet else contextlib.nullcontext()
+
+
 def _convert_into(source: Path, out_dir: Path, *, dtype: str, quiet: bool) -> None:
     """Load the GGUF file with transformers and save weights + tokenizer into ``out_dir``."""
     import torch
@@ -160,10 +167,11 @@ def _convert_into(source: Path, out_dir: Path, *, dtype: str, quiet: bool) -> No
     tick = time.perf_counter()
     _status("reading the tokenizer from the GGUF metadata", quiet)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-        _status(f"tokenizer read in {time.perf_counter() - tick:.0f} s; dequantizing the weights", quiet)
-        tick = time.perf_counter()
-        model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch_dtype)
+        with _bars_hidden(quiet):
+            tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+            _status(f"tokenizer read in {time.perf_counter() - tick:.0f} s; dequantizing the weights", quiet)
+            tick = time.perf_counter()
+            model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch_dtype)
     except ImportError as error:
         raise CheckpointError(f"reading GGUF files needs the gguf package: pip install 'kleval[real]' ({error})") from error
     except _PARSE_ERRORS as error:
@@ -175,8 +183,9 @@ def _convert_into(source: Path, out_dir: Path, *, dtype: str, quiet: bool) -> No
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
+    with _bars_hidden(quiet):
+        model.save_pretrained(out_dir, safe_serialization=True)
+        tokenizer.save_pretrained(out_dir)
 
 
 def smollm2_gguf_file() -> Path:
