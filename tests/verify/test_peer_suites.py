@@ -137,6 +137,7 @@ HELDOUT_ROUNDS = {
     "round 4": ("heldout-v4-dev", "heldout-v4-frozen", 280),
     "round 5": ("heldout-v5-dev", "heldout-v5-frozen", 380),
     "round 6": ("heldout-v6-dev", "heldout-v6-frozen", 250),
+    "round 7": ("heldout-v7-dev", "heldout-v7-frozen", 340),
 }
 
 
@@ -166,7 +167,8 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
 # Each later round and the corpora it must not repeat a (gold, completion) pair of (besides the earlier rounds).
 NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adversarial.jsonl",)),
                 "round 5": ("heldout-v5", ("adversarial.jsonl",)),
-                "round 6": ("heldout-v6", ("adversarial.jsonl",))}
+                "round 6": ("heldout-v6", ("adversarial.jsonl",)),
+                "round 7": ("heldout-v7", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))

@@ -52,10 +52,12 @@ def boxed_variant(prediction: str) -> str | None:
     return "\\boxed{" + prediction.strip() + "}"
 
 
+HELDOUT_ROUND_FOLDERS = ("v3", "v4", "v5", "v6", "v7")  # the first round lives in heldout/ itself
+
+
 def heldout_files() -> dict[str, Path]:
-    """Every held-out set by name: each round's dev/frozen pair (the first round in heldout/, later ones in v3/, v4/, v5/, v6/)."""
-    return {"heldout-dev": HELDOUT_DIR / "dev.jsonl", "heldout-frozen": HELDOUT_DIR / "frozen.jsonl",
-            "heldout-v3-dev": HELDOUT_DIR / "v3" / "dev.jsonl", "heldout-v3-frozen": HELDOUT_DIR / "v3" / "frozen.jsonl",
-            "heldout-v4-dev": HELDOUT_DIR / "v4" / "dev.jsonl", "heldout-v4-frozen": HELDOUT_DIR / "v4" / "frozen.jsonl",
-            "heldout-v5-dev": HELDOUT_DIR / "v5" / "dev.jsonl", "heldout-v5-frozen": HELDOUT_DIR / "v5" / "frozen.jsonl",
-            "heldout-v6-dev": HELDOUT_DIR / "v6" / "dev.jsonl", "heldout-v6-frozen": HELDOUT_DIR / "v6" / "frozen.jsonl"}
+    """Every held-out set by name: each round's dev/frozen pair ("heldout-dev", "heldout-v3-frozen", ...)."""
+    files = {"heldout-dev": HELDOUT_DIR / "dev.jsonl", "heldout-frozen": HELDOUT_DIR / "frozen.jsonl"}
+    for folder in HELDOUT_ROUND_FOLDERS:
+        files |= {f"heldout-{folder}-{part}": HELDOUT_DIR / folder / f"{part}.jsonl" for part in ("dev", "frozen")}
+    return files
