@@ -24,13 +24,15 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
     """The answer-phrase pattern; the other languages' phrases only when the text has one of their words."""
     return re.compile(
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
-        r"(?:(?<![A-Za-z])answer(?: is| would be| should be)?(?: ?:)?(?:\*\*)?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
+        # (class choice-emphasis: markdown emphasis, `*` `_` `**` `__`, around the answer word, its colon or the letter:
+        # "*Answer*: *D*", "__Answer__: __B__", "_Answer:_ C")
+        r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
         + (rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
            rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
         + rf")"
-        rf" ?(?:option |choice )?[*(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        rf" ?(?:option |choice )?[*_(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
         # class choice-pronoun-I: on ten-option questions (MMLU-Pro, A-J) the pronoun is no option letter: "Answer: I don't
         # know", "ANSWER: I'm not sure, but (C)", "Answer: I'd go with E" (jundot/omlx#3668). The letter I followed by an
         # apostrophe or by a word other than one that continues an option ("I is correct", "I, since", "I because") is the pronoun.

@@ -314,6 +314,9 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
     s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
+    # class brace-separator: `10{,}000` groups thousands wherever it stands (a fraction's denominator, a tuple's
+    # member), so the digits join before any comma could split a list; `3{,}14` (no group of three) stays a comma
+    s = re.sub(r"(?<![\d,.])\d{1,3}(?: ?\{ ?, ?\} ?\d{3})+(?![\d.])", lambda m: re.sub(r"\D", "", m.group(0)), s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
     # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
     s = _CLOCK_12H.sub(_to_24h, s)
