@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
-from kleval.verify.grammar import FOREIGN_ANSWER, answer_region, has_foreign_answer_word
+from kleval.verify.grammar import answer_region
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"

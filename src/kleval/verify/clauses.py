@@ -1,6 +1,6 @@
 """Clauses of a final sentence that qualify its value without stating it (kind `number`, the closing line).
 
-The closing-line readers (kleval.verify.grammar.find_number_answer, main_clause_number) take the value of
+The closing-line readers (kleval.verify.grammar.find_number_answer, clause_numbers.main_clause_number) take the value of
 the main clause. Two kinds of clause carry numbers that are not that value:
 
 - a justification clause ("n = 14 works because 13 is prime", "k is 9 since 8 fails", with or without a

@@ -12,7 +12,7 @@ import functools
 import re
 
 from kleval.types import AnswerKind, Status, Verdict
-from kleval.verify import grammar
+from kleval.verify import grammar, statements
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
@@ -65,7 +65,7 @@ def _gold_span(gold: str, policy: Policy) -> str:
             # class gold-box-list: a gold that is only boxes and separators (`\boxed{35} ++++ \boxed{4}`)
             # answers with every box; a gold never drafts an answer and boxes it again
             return ", ".join(content.strip() for _, _, content in boxes)
-        group = grammar.last_box_group(gold)
+        group = statements.last_box_group(gold)
         if group is not None and not _UNCLOSED_BOX.search(gold, group.start + 1):
             return group.span
         opened = _UNCLOSED_BOX.search(gold)

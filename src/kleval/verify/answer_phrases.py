@@ -1,0 +1,168 @@
+"""Answer phrases ("the final answer is", "Answer:", "La respuesta es") and the value each one states."""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.extract import boxes_with_positions, clean_span, math_blocks, math_safe_tail
+from kleval.verify.glued import leading_expression, standalone
+from kleval.verify.named_values import named_value_list
+from kleval.verify.sentence_values import HEDGED, PROSE_TAIL, TRAILING_CLAUSE, value_ending
+from kleval.verify.statements import WINDOW, Statement, joined_math
+
+_ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
+                            r"(?: ?[:=])?", re.IGNORECASE)
+EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
+_OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
+
+
+# class yes-no-with-justification: a yes or no that opens its justification ("Yes, the sequence is bounded,
+# because ...", "**No**. The inequality fails for n = 7", "No, it is not possible, since ..."); never "No, wait".
+YES_NO_OPENING = re.compile(r"(?:\*\*)?(yes|no)(?:\*\*)?(?:[,.;:!—]|\*\*|$)(?! ?(?:wait|actually|hmm|let)\b)",
+                            re.IGNORECASE)
+
+
+def _phrase_value(rest: str) -> str | None:
+    """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
+    following = rest[:800].lstrip(" *\n")
+    block = math_blocks(following)
+    if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
+        return block[0][2] or None
+    if len(rest) <= 600 and TRUNCATED_END.search(rest.rstrip()) and not math_blocks(rest):
+        return None  # class truncated-after-phrase: "The answer is therefore $\\frac{14}{" was cut off
+    lines = rest[:600].split("\n")
+    segment = lines[0].strip().strip("*").strip()
+    if not segment and len(lines) > 1:
+        segment = next((line.strip() for line in lines[1:] if line.strip()), "")
+        if re.match(r"[A-Z][A-Za-z ]{2,20}:", segment):
+            return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
+    if not segment:
+        return None
+    yes_no = YES_NO_OPENING.match(segment)
+    if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
+        return yes_no.group(1)
+    if "\\boxed" in segment or "\\fbox" in segment:
+        boxes = boxes_with_positions(segment)
+        if boxes:
+            return boxes[-1][2].strip() or None
+        return None  # class truncated-box: "the final answer is \\boxed{14" was cut off inside its box
+    blocks = math_blocks(segment)
+    if blocks and not segment[: blocks[0][0]].strip(" *:"):
+        return joined_math(segment, from_start=True)  # "is $28\\%$."
+    listed = named_value_list(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0])
+    if listed:  # class named-value-list: "Answer: x = 2, y = 3" answers both values, not "y = 3"
+        return listed
+    expression = opening_expression(segment)
+    if expression:  # class glued-number: "The answer is x^2, as required." is x^2, never its 2
+        return expression
+    stated = value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
+    if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
+        return stated
+    value = joined_math(segment, from_start=True)
+    if value is not None:
+        return value
+    segment = re.split(r"\.\s|\.$", segment)[0]
+    return clean_span(segment) or None
+
+
+def opening_expression(segment: str) -> str | None:
+    """class glued-number: the plain-text expression that opens an answer phrase's value ("x^2, as required",
+    "n(n+1)/2", "5!."), when only the sentence end or a clause that qualifies it follows."""
+    opening = leading_expression(segment)
+    if opening is None:
+        return None
+    end, expression = opening
+    rest = segment[end:]
+    if not rest.strip(" .*") or re.match(r"\.(?: |$)", rest) or TRAILING_CLAUSE.match(rest) or PROSE_TAIL.match(rest):
+        return expression
+    return None
+
+
+_FORM_OF_ANSWER = re.compile(r"(?:an?|in|expressed|rounded|given|written|as|one of|the form|a whole|your)\b", re.IGNORECASE)
+
+
+def last_answer_phrase(region: str) -> Statement | None:
+    """The value after the last answer phrase in the final window."""
+    tail = math_safe_tail(region, WINDOW)
+    offset = len(region) - len(tail)
+    lower = tail.lower()
+    positions, at = [], lower.find("answer")
+    while at != -1:  # str.find is far cheaper than a case-insensitive regex scan of the whole window
+        positions.append(at - 6 if lower[max(0, at - 6) : at] == "final " else at)
+        at = lower.find("answer", at + 6)
+    matches = [m for m in (_ANSWER_PHRASE.match(tail, p) for p in positions) if m and not (m.start() and tail[m.start() - 1].isalpha())]
+    for m in reversed(matches):
+        stated = m.group(0).lower().rstrip()
+        # class answer-heading: "**Final Answer**", "## Answer", "#### Answer" alone on a line, the value below it
+        alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
+        heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
+        committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
+        if not committed:
+            continue
+        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
+                    tail.rfind("\n", 0, m.start()), -1) + 1
+        end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
+        if HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
+            continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
+        if tail[end : end + 1] == "?" or re.match(r"[\s*:]*(?:not|never|cannot)\b", tail[m.end() : m.end() + 12]):
+            continue  # class asked-or-negated: "Is the answer \\boxed{5}?", "the answer is not 5"
+        value = _phrase_value(tail[m.end() :])
+        if heading and not stated.startswith("final") and value and not valueish(value) and value.count(" ") >= 4:
+            continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
+        if value and not valueish(value) and _FORM_OF_ANSWER.match(value):
+            continue  # class format-instruction: "The answer should be an integer." (an echoed prompt) states no value
+        if value == EMPTY:
+            return Statement("", "empty-answer-line", offset + m.start())
+        return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
+    return None
+
+
+# class answer-phrase-language: the answer phrase in the languages models most often answer in ("La respuesta es 7.",
+# "Die Antwort ist 7.", "Réponse : 7", "答案是 7。", "答えは 7 です。", "답은 7 입니다.", "Ответ: 7"); committed only with
+# a copula or a colon, and its value is the math block, box or number that opens what follows.
+FOREIGN_ANSWER = (r"(?:respuesta|réponse|antwort|risposta|resposta|antwoord|odpowiedź|cevap|jawaban|ответ"
+                  r"|最终答案|正确答案|答案|答え|正解|정답|답)")
+_FOREIGN_PHRASE = re.compile(
+    rf"{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige|endgültige))?"
+    r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
+    re.IGNORECASE)
+_FOREIGN_ASCII_WORDS = ("respuesta", "antwort", "risposta", "resposta", "antwoord", "cevap", "jawaban")
+_LEADING_VALUE = re.compile(r" ?\*{0,2} ?(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?)(?![\d.,]?\d)")
+
+
+def has_foreign_answer_word(text: str) -> bool:
+    """A cheap test before the case-insensitive scan for another language's answer phrase (the costly part)."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    return any(word in lower for word in _FOREIGN_ASCII_WORDS)
+
+
+def foreign_answer_phrase(region: str) -> Statement | None:
+    """The value after the last answer phrase written in another language."""
+    tail = region[-WINDOW:]
+    if not has_foreign_answer_word(tail):
+        return None
+    last = None
+    for last in _FOREIGN_PHRASE.finditer(tail):
+        pass
+    if last is None:
+        return None
+    rest = tail[last.end() :]
+    start = len(region) - len(tail) + last.start()
+    end = start + (last.end() - last.start()) + len(rest.split("\n", 1)[0])
+    if _OPENS_MATH.match(rest) or rest.lstrip(" *").startswith("\\boxed"):
+        value = _phrase_value(rest)
+    else:  # class glued-number: "La respuesta es 3x." opens with an expression, never the value 3
+        number = _LEADING_VALUE.match(rest)
+        value = opening_expression(rest.lstrip(" *")) or (
+            number.group(1) if number and standalone(rest, number.start(1), number.end(1)) else None)
+    return Statement(value, "answer-phrase", start, end) if value else None
+
+
+# class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
+TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_,;:]$"
+                           r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
+
+
+def valueish(span: str) -> bool:
+    return bool(re.search(r"\d|\\", span))

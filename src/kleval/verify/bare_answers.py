@@ -1,0 +1,78 @@
+"""Statement-less short answers: a bold final line, an opening yes or no, a bare expression or phrase."""
+from __future__ import annotations
+
+import itertools
+import re
+
+from kleval.verify.answer_phrases import YES_NO_OPENING
+from kleval.verify.clauses import reason_then_word
+from kleval.verify.conclusions import negated, sentence_value
+from kleval.verify.extract import clean_span, math_blocks
+from kleval.verify.sentence_values import HEDGED, NEGATION, outside_math
+from kleval.verify.statements import Statement, is_joiner, joined_math
+
+BARE_MAX_CHARS = 200
+
+
+def yes_no_opening(region: str) -> Statement | None:
+    """The yes or no that opens the final paragraph (the statement-less path only)."""
+    paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    m = YES_NO_OPENING.match(paragraphs[-1].strip())
+    return Statement(m.group(1), "yes-no-opening", len(region)) if m else None
+
+
+def bold_final_line(region: str) -> Statement | None:
+    """A markdown-bold answer that is the whole last non-empty line (e.g. `**42**`)."""
+    lines = [line.strip() for line in region.rstrip()[-400:].split("\n") if line.strip()]
+    if not lines:
+        return None
+    m = re.fullmatch(r"\*\*([^*]{1,200})\*\*\.?", lines[-1])
+    if m is None:
+        return None
+    content = clean_span(m.group(1))
+    if len(_PROSE_WORD.findall(outside_math(content, math_blocks(content)))) >= 3 and not HEDGED.search(content):
+        # class bold-final-sentence: a bold closing sentence ("**The price increased by 15%.**") states its value
+        # as a concluding sentence does; without one value the bold text stays the (worded) answer
+        value, _ = sentence_value(content, True)
+        if value and not negated(content, value):
+            return Statement(clean_span(value), "bold-final-sentence", len(region))
+    return Statement(content, "bold-final-line", len(region))
+
+
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_UNIT_OR_PERCENT = {"percent", "percentage", "pct", "cm", "mm", "km", "m", "kg", "g", "units", "degrees", "dollars",
+                    "cents", "meters", "miles", "hours", "minutes", "seconds", "days", "feet", "inches", "sqrt", "pi",
+                    "frac", "sin", "cos", "tan", "log", "ln", "exp", "cot", "sec", "csc", "arcsin", "arccos", "arctan"}
+
+
+_GLUED_CONNECTIVE = re.compile(r"(?<=[\d)}])(or|and)(?=[A-Za-z] ?[(=])")
+
+
+def bare_answer(region: str) -> Statement | None:
+    """The whole (short) completion when it is an expression, a math block or a short phrase."""
+    text = region.strip()
+    if not text or len(text) > BARE_MAX_CHARS or text.count("\n") > 2:
+        return None
+    blocks = math_blocks(text)
+    if blocks and (HEDGED.search(text) or re.search(r", but\b", text) or NEGATION.search(text)):
+        return None  # class hedged-statement: "Thus $x = 7$ is a candidate, but it fails ...", "the answer isn't $5$"
+    if blocks and (worded := reason_then_word(text, blocks[-1][1])):  # class since-clause-conclusion (kleval.verify.clauses)
+        return Statement(worded, "bare-phrase", 0)
+    if blocks:
+        outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
+        joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
+        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined:
+            value = joined_math(text, from_start=False)
+            return Statement(value, "bare-math", 0) if value else None
+        return None  # class bare-math-with-prose: blocks with prose between them are a sentence, not an answer
+    # class glued-connective: whitespace-stripped "W(x)=1orW(x)=-1" is "W(x)=1 or W(x)=-1"
+    text = _GLUED_CONNECTIVE.sub(r" \1 ", text)
+    words = [w for w in _PROSE_WORD.findall(text) if w.lower() not in _UNIT_OR_PERCENT]
+    if not words or (set(map(str.lower, words)) <= {"or", "and"} and re.search(r"[\d=]", text)):
+        # an expression: "1 000", ".4", "\\frac{10}{9}", "28 percent", "x=1 or x=-1"
+        return Statement(clean_span(text), "bare-answer", 0)
+    if len(words) <= 4 and not re.search(r"[\d=]", text):  # a short word answer: "Evelyn", "even"
+        return Statement(clean_span(text), "bare-phrase", 0)
+    return None

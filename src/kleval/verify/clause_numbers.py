@@ -1,0 +1,79 @@
+"""The number a closing sentence states: the one number of its main clause, or a stated total."""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.clauses import drop_appositive
+from kleval.verify.glued import standalone, unit_power
+from kleval.verify.sentence_values import CONCLUDING_CLAUSE, NEGATION, split_sentences
+
+# class ordinal-number: an ordinal is its number ("finished in 3rd place", "came 2nd out of 10"); the suffix is
+# looked at, never taken into the value
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:(?<=\d)(?=(?:st|nd|rd|th)(?![A-Za-z0-9]))|(?![A-Za-z0-9]))")
+
+
+# class number-in-main-clause (kind number): the final line states its value in the main clause and a
+# trailing phrase only restates the question's numbers ("Tom has $2.50 left after buying the notebook for
+# $4.75.", "He travels 45 miles in 3 hours."). The main clause is the text before the first qualifying
+# preposition or clause; it is read only when it holds exactly one number, the sentence does not open
+# with a subordinate phrase ("After 3 days, she has 12"), and a concluding clause ("..., so she has 7
+# left") is read first. Otherwise the last number of the line stands.
+_QUALIFIER = re.compile(r" (?:after|before|for|from|in|out of|per|at|by|with|over|since|because|when|while|using"
+                        r"|to|on|than|each|every|instead of|leaving)\b|, (?!which|where)", re.IGNORECASE)
+# (a summing adverb such as "In total" / "In all" / "In the end" opens the main clause, not a subordinate phrase)
+_SUBORDINATE_OPENING = re.compile(r"^\W*(?:after|before|for|from|in(?! (?:total|all|the end|sum)\b)|at|by|with|over"
+                                  r"|since|because|when|while|if|once|using|of|on|to|per|during|without|until"
+                                  r"|although|though|given)\b", re.IGNORECASE)
+
+
+def standalone_numbers(text: str) -> list[re.Match]:
+    """The numbers of `text`, without the power of a unit (`12 cm^2`)."""
+    return [m for m in _STANDALONE_NUMBER.finditer(text) if not unit_power(text, m.start(), m.end())]
+
+
+def main_clause_number(line: str) -> str | None:
+    """The one number of the final sentence's main clause when a trailing phrase holds the others."""
+    sentences = split_sentences(line)
+    if not sentences:
+        return None
+    sentence = drop_appositive(sentences[-1])  # class appositive-phrase: "The bridge, opened in 1969, was 51 ..."
+    clauses = [m for m in CONCLUDING_CLAUSE.finditer(sentence)]
+    if clauses:
+        sentence = sentence[clauses[-1].end() :]
+    found = standalone_numbers(sentence.replace("$", " "))
+    if len(found) < 2 or _SUBORDINATE_OPENING.match(sentence):
+        return None
+    first = found[0]
+    split = _QUALIFIER.search(sentence, first.end()) if first else None  # "has to pay $45 for ...": after the number
+    if split is None:
+        return None
+    head = sentence[: split.start()].replace("$", " ")
+    numbers = standalone_numbers(head)
+    if len(numbers) != 1 or re.search(r"[=+*/×]|\\times|\\cdot", head) or NEGATION.search(head):
+        return None
+    if not standalone(head, numbers[0].start(), numbers[0].end()):
+        return None  # class glued-number: the one number of the main clause is part of an expression ("2^k")
+    return numbers[0].group(0).rstrip(",")
+
+
+_TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
+                           r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
+
+
+def stated_total(text: str) -> re.Match | None:
+    """The first stated total of `text` ("a total of 45", "30 miles in total"), never a glued number ("a total
+    of 2^n subsets", class glued-number)."""
+    total = _TOTAL_NUMBER.search(text)
+    if total is None:
+        return None
+    group = 1 if total.group(1) else 2
+    return total if standalone(text, total.start(group), total.end(group)) else None
+
+
+def total_stands(rest: str) -> bool:
+    """Whether the text after a stated total leaves it the answer: no other number, or only numbers inside a
+    qualifying phrase ("... after giving away 2"), never an alternative ("7 in total and 9 otherwise")."""
+    if not re.search(r"\d", rest):
+        return True
+    return bool(re.match(r"(?: [A-Za-z]+){0,3} (?:after|before|for|from|with|per|over|at|by|using|when|since)\b", rest)) \
+        and not re.search(r"\b(?:and|or|otherwise|but|plus)\b", rest)

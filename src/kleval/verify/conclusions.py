@@ -1,0 +1,173 @@
+"""The concluding sentence of a statement-less completion ("Therefore ... is X", a final sentence ending in a value)."""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
+from kleval.verify.commitment import RETRACTION, is_aside
+from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
+from kleval.verify.restatement import restated_value
+from kleval.verify.sentence_values import (
+    BOUND_AFTER,
+    CONCLUDING,
+    CONCLUDING_CLAUSE,
+    HEDGED,
+    NEGATION,
+    NUMBER_TEXT,
+    is_bound,
+    main_clause_value,
+    math_balanced,
+    split_sentences,
+)
+from kleval.verify.statements import Statement
+
+_COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
+
+
+# class subject-value: a concluding sentence whose value is its subject, right after the concluding word
+# ("Therefore, 20 workers are needed to finish in 4 hours.", "Hence $7$ boxes are required ...", "Thus, 6 is
+# the smallest such number greater than 5."): the value, up to three words, then a verb. Never with a
+# negation ("Thus 5 is not a solution") and never an expression ("So 2 + 3 ...": a word must follow).
+_SUBJECT_VALUE = re.compile(
+    r"^(?:\*\*)?(?:Therefore|Thus|Hence|So|In conclusion|Finally|Consequently)\b,? (?:a total of |exactly |only )?"
+    r"(?:(" + NUMBER_TEXT + r")|\$([^$]{1,40})\$|\\\(([^$]{1,40}?)\\\))"
+    r"(?: [A-Za-z][a-z\-]{0,20}){0,3} (?:is|are|was|were|will|would|can|must|should|remain|remains|did|do|does"
+    r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
+
+
+# a later part of the sentence that states a value of its own ("Thus 2 pairs were counted twice, giving a
+# total of 10"): the subject is then not the answer
+_STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
+                             r"|which|equals?|is|are)\b|=", re.IGNORECASE)
+# a later clause that states a value of its own ("Thus 2 pairs were counted twice, giving a total of 10"): the
+# main clause's number is then not the answer
+_RESTATES = re.compile(r"[,;] (?:\w+ ){0,2}?(?:giving|making|resulting|leaving|so|thus|hence|therefore|(?<!of )which|for a total"
+                       r"|totaling|totalling)\b|\btotal\b|=|\b(?:equals?|is|are|was|were)\b", re.IGNORECASE)
+
+
+def _numbers_only(s: str) -> str:
+    """`s` with each math block that is one number written as that number and every other math block as `X`."""
+    out, at = [], 0
+    for start, end, content in math_blocks(s):
+        number = re.fullmatch(r"\\?\$?(-?\d[\d,]*(?:\.\d+)?)", content.strip())
+        out.extend([s[at:start], number.group(1) if number else "X"])
+        at = end
+    return "".join([*out, s[at:]])
+
+
+def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
+    """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
+    concluding clause ("..., so it keeps .72 of its value")."""
+    s = math_safe_tail(sentence, 600)
+    value = main_clause_value(s, concluding)
+    if value:
+        return value, concluding
+    if concluding:
+        subject = _SUBJECT_VALUE.match(s)
+        if subject and not NEGATION.search(s) and not _STATES_ANOTHER.search(s[subject.end() :]):
+            group = next(i for i in (1, 2, 3) if subject.group(i))
+            value = subject.group(group)
+            if re.search(r"\d", value) and "=" not in value and not BOUND_AFTER.match(s[subject.end(group) :]):
+                return clean_span(value), True
+    clauses = [m for m in CONCLUDING_CLAUSE.finditer(s) if math_balanced(s[: m.start()])]
+    if clauses:
+        value = main_clause_value(s[clauses[-1].end() :], True)
+        if value:
+            return value, True
+    total = stated_total(s) if concluding else None
+    if total is not None and not negated(s, total.group(0)) and total_stands(s[total.end() :]):
+        # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
+        return (total.group(1) or total.group(2)).rstrip(","), True
+    if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
+        plain = _numbers_only(s)  # math that is one number stays it; other math holds no number ($\\sqrt{41}$ is no 41)
+        main = main_clause_number(plain)
+        if main and not is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
+            return main, True
+    restated = restated_value(s)  # class ie-restatement: "All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}."
+    if restated:
+        return restated, concluding
+    return None, concluding
+
+
+def _is_closing_remark(sentence: str) -> bool:
+    """A closing sentence without any number: its math, if any, only names variables ("... for all \\(x\\)
+    and \\(y\\) ...", "given fixed \\(A\\) and \\(B\\)")."""
+    if re.search(r"\d|\\\[", sentence):
+        return False
+    return all(len(content) <= 3 for _, _, content in math_blocks(sentence))
+
+
+# class forward-step: a concluding word that opens the next step is no conclusion ("So far we have 60.", "This means
+# we need to check 10 pairs.", "So let's ...", "So now ...")
+_FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore),? (?:far\b|now\b|next\b|let(?:'s| us)\b"
+                      r"|we (?:need|have|want|are going|still need) to\b|we (?:must|will|should) (?!be\b|have\b)[a-z]+)",
+                      re.IGNORECASE)
+_TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
+
+
+def _committed_sentences(paragraph: str) -> list[str]:
+    """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
+    # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
+    paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
+    sentences = split_sentences(paragraph)
+    while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
+        sentences.pop()
+    while sentences and is_aside(sentences[-1]):
+        sentences.pop()  # class verification-line, class aside-after-answer
+    return sentences
+
+
+def negated(sentence: str, value: str) -> bool:
+    """Whether the clause that states `value` negates it ("the value cannot be 5"; not "since 4 is not prime, ...")."""
+    at = sentence.rfind(value)
+    if at == -1:
+        return False
+    clause = re.split(r"[,;:\d$]", sentence[:at])[-1]  # a negation before another value is that value's ("not 10, it's 12")
+    return bool(NEGATION.search(clause))
+
+
+def conclusion(region: str) -> Statement | None:
+    """A concluding sentence of the final paragraph, or a final sentence ending in a stated value. A final
+    paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it."""
+    tail = math_safe_tail(region.rstrip(), 1600)
+    paragraphs = [p for p in tail.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return None
+    # each paragraph is read in its final 800 characters (a conclusion closes its paragraph)
+    paragraphs = [math_safe_tail(p, 800) for p in paragraphs[-3:]]
+    paragraph, sentences = paragraphs[-1], _committed_sentences(paragraphs[-1])
+    for earlier in reversed(paragraphs[:-1]):
+        if sentences:
+            break
+        paragraph, sentences = earlier, _committed_sentences(earlier)
+    if not sentences:  # nothing but asides: the last one is read as before (a lone "Check: 7 x 6 = 42" line)
+        paragraph = paragraphs[-1]
+        sentences = split_sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
+    offset = len(region) - len(tail) + tail.rfind(paragraph)
+    final = len(sentences) - 1
+    while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
+            and sentence_value(sentences[final], False)[0] is None:
+        final -= 1  # a closing remark without any value ("This covers all steps ...")
+    for index in range(final, -1, -1):
+        sentence = sentences[index]
+        # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
+        concluding = bool(CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence))) \
+            and not _FORWARD.match(sentence)
+        if not concluding and index != final:
+            if RETRACTION.search(sentence):
+                break  # class retracted-statement: what came before "Wait, the side is not 6" is withdrawn
+            continue
+        if HEDGED.search(sentence) or sentence.rstrip("*$) ").endswith("?"):
+            break  # class hedged-statement: the closing candidate is doubted or asked, no earlier one is read instead
+        value, concluding = sentence_value(sentence, concluding)
+        if value and negated(sentence, value):
+            break  # class negated-statement: "Thus the value cannot be 5."
+        if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
+            break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
+        if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
+            value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
+        if value:
+            return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
+        if RETRACTION.search(sentence):
+            break
+    return None

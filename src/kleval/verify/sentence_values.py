@@ -1,0 +1,208 @@
+"""The value one sentence states: after a copula, at its end or before a trailing clause, unless hedged or a bound."""
+from __future__ import annotations
+
+import re
+
+from kleval.verify.clauses import justification_start
+from kleval.verify.dates import trailing_date
+from kleval.verify.extract import math_blocks
+from kleval.verify.glued import standalone, trailing_expression, unit_power
+from kleval.verify.restatement import drop_restatement
+from kleval.verify.statements import is_joiner, joined_math
+from kleval.verify.value_lists import list_after_copula
+
+# class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
+# to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
+# Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
+# "incorrect answers") are never hedges.
+HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance|perhaps|maybe"
+                    r"|I'm not sure|not sure|I guess"
+                    r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
+
+
+# class concluding-opener: the words that open a conclusion, including the plain ones models use ("That means Sam
+# pays 45 dollars altogether.", "We conclude that ...", "In the end, ...", "All in all, ...", "As a result, ...")
+CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion"
+                        r"|Finally|Consequently|Conclusion|(?:This|That|Which) means|We (?:can )?conclude|In the end"
+                        r"|All in all|Altogether|Overall|In summary|To summarize|To sum up|As a result|Ultimately)\b",
+                        re.IGNORECASE)
+_FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
+            r"indeed|still|equal to|given by|found to be|the following")
+_COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
+                            rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that"
+                            rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to)"
+                            rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
+# "17 is the answer.", "The perimeter, 34 cm, is what we wanted" (the value, a unit word at most, then the claim)
+_NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?=(?: [a-z]{1,8}){0,2},? ?(?:is|are) "
+                               r"(?:(?:the|our) (?:final |only )?(?:answer|solution|result)s?\b"
+                               r"|what (?:we|the question|the problem) (?:wanted|want|needed|need|asked|asks|are looking for)))",
+                               re.IGNORECASE)
+_VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
+                              re.IGNORECASE)
+NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
+_LEADING_NUMBER = re.compile(NUMBER_TEXT)
+_UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
+NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
+
+
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?])(?<!i\.e\.)(?<!e\.g\.)(?<!etc\.)(?<!vs\.) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
+    """The text of `s` with its math blocks blanked out."""
+    pieces, at = [], 0
+    for start, end, _ in blocks:
+        pieces.append(s[at:start])
+        at = end
+    return " ".join([*pieces, s[at:]])
+
+
+def value_ending(sentence: str, concluding: bool) -> str | None:
+    """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None; a date that
+    ends the sentence is read whole."""
+    value = _value_ending_of(sentence, concluding)
+    if value:  # class date-after-phrase (kleval.verify.dates): "lands on June 9." is the date, not its day 9
+        return trailing_date(sentence.replace("**", "").strip(), value) or value
+    return value
+
+
+def _value_ending_of(sentence: str, concluding: bool) -> str | None:
+    """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
+    bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
+    if bold and bold.group(1).strip():  # class bold-at-end: "... lands on **Monday**."
+        return bold.group(1).strip()
+    s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
+    blocks = math_blocks(s)
+    number_is_answer = _NUMBER_IS_ANSWER.search(s)
+    if number_is_answer:
+        return number_is_answer.group(1)
+    for start, end, content in blocks:  # "Therefore $x \ge 5$ is the solution"
+        if _VALUE_IS_ANSWER.match(s[end:]):
+            return content
+    if blocks and _UNIT_TAIL.match(s[blocks[-1][1] :]):
+        value = joined_math(s, from_start=False)
+        first_start = blocks[-1][0]
+        for block in reversed(blocks[:-1]):  # where the joined group starts
+            if is_joiner(s[block[1] : first_start]):
+                first_start = block[0]
+            else:
+                break
+        if value and _COPULA_AT_END.search(s[:first_start]):
+            return value
+        if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
+                and not TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
+            return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
+    if not blocks or blocks[-1][1] < len(s):
+        # class glued-number (kleval.verify.glued): a sentence that ends in plain-text math ("Thus the answer is
+        # x^2.", "So the area is 3*pi.") states the whole expression after a copula (or as a named value in a
+        # conclusion, "Therefore x = y^2."), and otherwise no value; never one of its glued numbers
+        plain = drop_restatement(sentence.strip().replace("**", "").strip())  # a factorial's `!` kept
+        ending = trailing_expression(plain)
+        if ending is not None:
+            start, expression = ending
+            before = plain[:start]
+            opener = CONCLUDING.match(before)
+            if _COPULA_AT_END.search(before) or (concluding and opener and not before[opener.end() :].strip(" ,")
+                                                 and re.search(r"(?<![<>!=])=(?!=)", expression)):
+                return expression
+            return None
+    if concluding and not NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
+        outside = outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
+        found = [m for m in _LEADING_NUMBER.finditer(outside)  # (a unit's power, `12 cm^2`, is no number)
+                 if re.search(r"\d", m.group(0)) and not unit_power(outside, m.start(), m.end())]
+        numbers = [m.group(0) for m in found]
+        if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
+            return blocks[0][2]
+        if not blocks and len(numbers) == 1 and not is_bound(outside, numbers[0]) \
+                and standalone(outside, found[0].start(), found[0].end()):  # class glued-number: never the 2 of x^2
+            return numbers[0]
+    listed = list_after_copula(s) if not blocks else None
+    if listed:  # class list-after-copula: "The primes are 2, 3, 5 and 7."
+        return listed
+    # class verb-of-value: the verbs that state a value before a math block state it before a plain number too
+    # ("... add up to 720°", "sum to 540°", "measures 90°", "The bill comes to 1200 dollars."); a degree sign is a unit
+    copula = (r"(?:\b(?:is|are|was|equals|be|it's|becomes|remains|measures|totals|adds? up to|sums? to"
+              r"|(?:works?|comes?) (?:out )?to|amounts? to)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*")
+    number = re.search(copula + "(" + NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³°][A-Za-z.²³°\-]{0,15}){0,3}$",
+                       s, re.IGNORECASE)
+    if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
+        return number.group(1)
+    word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
+    if word:
+        return word.group(1)  # a word answer: "so the function is even."
+    return None
+
+
+# class mid-sentence-value: the value ends the main clause and a trailing clause follows it ("the maximum
+# is **13**, occurring when ...", "Thus, \\( E(7, 3) = 3 \\), as demonstrated above", "the solution is
+# \\(f(n) = n\\) for all positive integers \\(n\\)"). Only clauses that qualify a value, never one that
+# could state another value ("giving a total of 5", "and 6 if n is even").
+TRAILING_CLAUSE = re.compile(
+    r", ?(?:which|where|when|whenever|since|because|as|occurring|attained|achieved|reached|confirming|ensuring"
+    r"|demonstrating|satisfying|assuming|given|provided|according|consistent|in line|in agreement|so that"
+    r"|in which|at which|with|not|namely|i\.e(?=\.)|that is|specifically|e\.g(?=\.)|for example|of which"
+    r"|(?:or )?(?:about|approximately|roughly|around|nearly|almost|equivalently))\b"
+    r"| \((?:about|approximately|roughly|around|nearly|almost|≈|~|i\.e\.)"
+    r"| (?:for (?:all|every|any|each)|as (?:demonstrated|shown|required|expected|desired|computed|calculated"
+    r"|derived|found|claimed|stated))\b", re.IGNORECASE)
+# class concluding-clause: a sentence whose last clause concludes ("Its value becomes $.72x$, so it keeps a
+# fraction .72 of its value.", "..., so she has 7 apples left, which is ...").
+CONCLUDING_CLAUSE = re.compile(r"[,;] (?:and )?(?:so|thus|hence|therefore|consequently)\b,? ?", re.IGNORECASE)
+
+
+# class prose-tail: a trailing comma phrase with no value of its own cannot state the answer, the value before
+# it does ("the probability is $\\frac{5}{12}$, slightly less than one half", "= 24$ in all, counting each pair
+# once"): a comma followed by two or more words and no digit or math up to the sentence end.
+# A phrase, not a clause: no verb of its own and no bold value ("..., the skater is facing **west**").
+PROSE_TAIL = re.compile(r", (?=[A-Za-z][A-Za-z'\-]* [A-Za-z](?:(?!\b(?:is|are|was|were|be|has|have|had|equals?)\b)[^\d$\\*])*$)",
+                        re.IGNORECASE)
+
+
+def math_balanced(head: str) -> bool:
+    return head.count("$") % 2 == 0 and head.count("\\(") == head.count("\\)") and head.count("**") % 2 == 0
+
+
+_COORDINATE = re.compile(r"[,;] (?:and|while|whereas|but) (?!so\b|thus\b|hence\b|therefore\b)", re.IGNORECASE)
+
+
+def main_clause_value(s: str, concluding: bool) -> str | None:
+    """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
+    whole = value_ending(s, concluding)
+    for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
+        if whole and s.rfind(whole) > m.start() and math_balanced(s[: m.start()]) and value_ending(s[: m.start()], False):
+            return None  # two coordinated statements of value: which one answers is a guess
+    reason = justification_start(s)
+    if whole and reason is not None and s.rfind(whole) > reason and math_balanced(s[:reason]):
+        # class justification-clause: a value inside the reason ("He needs 7 buses because ... there are 260
+        # students.", "x = 5 since 2x = 10") is not the one stated; the main clause's own value, if any, is
+        return value_ending(s[:reason], concluding)
+    if whole and not re.fullmatch(r"[A-Za-z\-]+", whole):
+        return whole
+    clauses = list(TRAILING_CLAUSE.finditer(s)) + list(PROSE_TAIL.finditer(s))
+    for m in clauses:  # a word ending the trailing clause ("when $y$ is minimal") is not it
+        head = s[: m.start()]
+        if re.search(r"\d|\$|\\\(", head) and math_balanced(head):
+            value = value_ending(head, concluding)
+            if value:
+                return value
+    # class word-in-trailing-clause: "There are 14 squares ..., because each corner ... is excluded" does not
+    # answer "excluded"; the word ends a clause that qualifies the main one
+    return None if clauses and whole else whole
+
+
+# class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
+# needed") is not the value the question asks for; a sentence that states only a bound is not read.
+_BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
+                           r"|up to|over|under|below|above) ?$", re.IGNORECASE)
+BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
+                         r"|\+)", re.IGNORECASE)
+
+
+def is_bound(text: str, number: str) -> bool:
+    """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
+    at = text.find(number)
+    return at != -1 and bool(_BOUND_BEFORE.search(text[:at]) or BOUND_AFTER.match(text[at + len(number) :]))
