@@ -32,13 +32,19 @@ def bold_final_line(region: str) -> Statement | None:
     if m is None:
         return None
     content = clean_span(m.group(1))
-    if len(_PROSE_WORD.findall(outside_math(content, math_blocks(content)))) >= 3 and not HEDGED.search(content):
-        # class bold-final-sentence: a bold closing sentence ("**The price increased by 15%.**") states its value
-        # as a concluding sentence does; without one value the bold text stays the (worded) answer
-        value, _ = sentence_value(content, True)
-        if value and not negated(content, value):
-            return Statement(clean_span(value), "bold-final-sentence", len(region))
-    return Statement(content, "bold-final-line", len(region))
+    # class bold-final-sentence: a bold closing sentence ("**The price increased by 15%.**") states its value
+    value = value_of_sentence(content)
+    return Statement(value, "bold-final-sentence", len(region)) if value else Statement(content, "bold-final-line", len(region))
+
+
+def value_of_sentence(content: str) -> str | None:
+    """The value a marked-up answer sentence states (a bold line, `<answer>` tags), as a concluding sentence states
+    it; None when the content is no sentence (under three prose words), is hedged or states no single value, so
+    the content stays the (worded) answer."""
+    if len(_PROSE_WORD.findall(outside_math(content, math_blocks(content)))) < 3 or HEDGED.search(content):
+        return None
+    value, _ = sentence_value(content, True)
+    return clean_span(value) if value and not negated(content, value) else None
 
 
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")

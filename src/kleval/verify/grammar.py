@@ -25,7 +25,7 @@ import itertools
 import re
 
 from kleval.verify.answer_phrases import TRUNCATED_END, foreign_answer_phrase, last_answer_phrase, valueish
-from kleval.verify.bare_answers import BARE_MAX_CHARS, bare_answer, bold_final_line, yes_no_opening
+from kleval.verify.bare_answers import BARE_MAX_CHARS, bare_answer, bold_final_line, value_of_sentence, yes_no_opening
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clause_numbers import main_clause_number, standalone_numbers, stated_total, total_stands
 from kleval.verify.clauses import drop_justification
@@ -174,6 +174,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
                 return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
+        if last.how == "answer-tag" and (value := value_of_sentence(last.span)):
+            return value, "answer-tag-sentence"  # class answer-tag-sentence: "<answer>The probability is 5/8.</answer>"
         return drop_restatement(last.span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"

@@ -78,6 +78,9 @@ def _latex(run: str) -> str:
     return "".join(out)
 
 
+_TAG = re.compile(r"(</?[A-Za-z][\w:-]{0,30}>)")
+
+
 def _prose(segment: str) -> str:
     """Unicode math runs of a prose segment as `$...$` blocks."""
     def wrap(m: re.Match[str]) -> str:
@@ -90,7 +93,9 @@ def _prose(segment: str) -> str:
         trail = m.group(0)[m.group(0).index(run) + len(run) :]
         return f"{lead}${_latex(run)}${trail}"
 
-    return _RUN.sub(wrap, segment)
+    # class tag-bounded-math: markup tags bound a run, never join it ("<answer>12 × 7 = 84</answer>": `>` and `<`
+    # there are the tags' brackets, not comparisons)
+    return "".join(part if i % 2 else _RUN.sub(wrap, part) for i, part in enumerate(_TAG.split(segment)))
 
 
 def unicode_math(text: str) -> str:
