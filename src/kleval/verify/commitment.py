@@ -58,6 +58,10 @@ ASIDE = re.compile(
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
     r"|[✓✔]\W*$"
+    # class courtesy-offer: a closing courtesy or offer, whatever numbers it mentions ("I hope this helps! If you'd
+    # like, I can also find the perimeter (it's 40 meters).", "Let me know if you want the return trip: 2 hours.")
+    r"|^\W{0,4}(?:I hope (?:this|that|it) (?:helps|is helpful|was helpful)|hope (?:this|that) helps|let me know"
+    r"|feel free|if you(?:'d| would) like|if you want|would you like|happy to help|glad (?:I could|to) help)\b"
     # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
     r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
     re.IGNORECASE,

@@ -143,6 +143,15 @@ def _after_retraction(region: str, statement: Statement) -> Statement | None:
     return Statement("", f"retracted-{statement.how}", statement.end)
 
 
+def without_closing_asides(line: str) -> str:
+    """A line without the asides that close it after its statement (class aside-sentence: "The tank fills in 9
+    hours. (If the pump were twice as fast, it would take 4.5 hours.)" states 9); a line of asides only stays."""
+    sentences = split_sentences(line.strip())
+    while len(sentences) > 1 and is_aside(sentences[-1]):
+        sentences.pop()
+    return " ".join(sentences) if len(sentences) < len(split_sentences(line.strip())) else line
+
+
 def _restates(later: str, stated: str) -> bool:
     """Whether a later value is the stated one, or a computation ending in it (`4 \\times 3 = 12` for 12)."""
     later, stated = later.replace(" ", ""), stated.replace(" ", "")
@@ -186,7 +195,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
     if short:  # class short-statement (kleval.verify.short_statement): "She has €45 left." states its one quantity
-        value = short_statement(region)
+        value = short_statement(without_closing_asides(region))
         if value:
             return value, "short-statement"
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
@@ -213,6 +222,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
+    if lines:
+        lines[-1] = without_closing_asides(lines[-1])
     if lines and (HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None
@@ -227,6 +238,9 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if main is not None:
         return main, "main-clause-number-of-final-line"
     numbers = standalone_numbers(lines[-1]) if lines else []
+    if len(numbers) >= 2 and re.fullmatch(r",? or ", lines[-1][numbers[-2].end() : numbers[-1].start()]):
+        # class number-alternatives: "It could be 11 or 14, depending on ..." gives two values, never the last one
+        return f"{numbers[-2].group(0)} or {numbers[-1].group(0)}", "alternatives-of-final-line"
     last = numbers[-1] if numbers and standalone(lines[-1], numbers[-1].start(), numbers[-1].end()) else None
     number = last.group(0).rstrip(",") if last else None  # never the 2 glued inside "AZYUK2A" or "2^k" (glued-number)
     if number is not None:

@@ -14,9 +14,10 @@ from kleval.verify.value_lists import list_after_copula
 # class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
 # to say the answer is 6, but that ignores overlaps", "Thus $x = 7$ is a candidate, but it fails ...").
 # Only words that doubt the writer's own value: problem words ("the candidates", "could be arranged",
-# "incorrect answers") are never hedges.
-HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance|perhaps|maybe"
-                    r"|I'm not sure|not sure|I guess"
+# "incorrect answers") are never hedges. (class soft-hedge: "perhaps", "maybe", "I guess" only soften a value
+# the text still gives as its answer, "Perhaps the answer is 7."; asked, "Maybe 12?", or followed by "but" it is none)
+HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+                    r"|I'm not sure|not sure"
                     r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
 
 

@@ -11,8 +11,8 @@ unit word after it is kept, so that units still convert and mismatch. A value re
 answer when the restatement is only that quantity and its unit.
 
 Never read: more than one quantity in the final sentence otherwise ("She had 45 euros but spent 20."), an
-earlier sentence with a quantity of its own, a question ("Maybe 12?"), a negation, a hedge or bound
-("maybe", "about", "at least", "more", "if"), a step or place number ("Part 2."), math, an equation, or a text over 160 characters. Linear time:
+earlier sentence with a quantity of its own, a question ("Maybe 12?"), a negation, a bound or condition
+("about", "at least", "more", "if", "could"; a soft hedge, "Maybe there are twelve.", "I think it is 5 m.", still states its value), a step or place number ("Part 2."), math, an equation, or a text over 160 characters. Linear time:
 each pattern is one alternation scanned once over at most 160 characters.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ _QUANTITY = re.compile(
 _DIGITLESS_WORDS = re.compile(rf"\b(?:{_NUMBER_WORD})\b", re.IGNORECASE)
 # words that doubt, bound or condition the value, or compare it with another (class more-quantity-statement: "more"
 # before its noun counts the answer, "She needs twelve more cupcakes."; "15 or more", "more than" and a closing "more" bound it)
-_GUARD = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|guess|think|seems?|about|approximately|approx"
+_GUARD = re.compile(r"\b(?:possibly|seems?|about|approximately|approx"
                     r"|around|roughly|nearly|almost|close to|at least|at most|or more|and more|more(?= (?:than|or|and)\b|[^ a-z]|$)"
                     r"|less|fewer|over|under|up to"
                     r"|between|if|unless|could|might|would|should|suppose|estimate|not|no|never|cannot|nor|but"
