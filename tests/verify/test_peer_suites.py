@@ -138,6 +138,7 @@ HELDOUT_ROUNDS = {
     "round 5": ("heldout-v5-dev", "heldout-v5-frozen", 380),
     "round 6": ("heldout-v6-dev", "heldout-v6-frozen", 250),
     "round 7": ("heldout-v7-dev", "heldout-v7-frozen", 340),
+    "round 8": ("heldout-v8-dev", "heldout-v8-frozen", 340),
 }
 
 
@@ -168,7 +169,8 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
 NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adversarial.jsonl",)),
                 "round 5": ("heldout-v5", ("adversarial.jsonl",)),
                 "round 6": ("heldout-v6", ("adversarial.jsonl",)),
-                "round 7": ("heldout-v7", ("adversarial.jsonl",))}
+                "round 7": ("heldout-v7", ("adversarial.jsonl",)),
+                "round 8": ("heldout-v8", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))
