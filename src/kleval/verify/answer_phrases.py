@@ -80,6 +80,11 @@ def opening_expression(segment: str) -> str | None:
 _FORM_OF_ANSWER = re.compile(r"(?:an?|in|expressed|rounded|given|written|as|one of|the form|a whole|your)\b", re.IGNORECASE)
 
 
+_BOUND_VALUE = re.compile(r"[ *:]{0,4}(?:(?:a little|slightly|a bit|much|far|well|somewhat) )?(?:more|less|fewer|greater|bigger"
+                          r"|smaller|larger|higher|lower) than\b|[ *:]{0,4}(?:at (?:least|most)|no (?:more|less|fewer) than|between)\b",
+                          re.IGNORECASE)
+
+
 def last_answer_phrase(region: str) -> Statement | None:
     """The value after the last answer phrase in the final window."""
     tail = math_safe_tail(region, WINDOW)
@@ -105,6 +110,8 @@ def last_answer_phrase(region: str) -> Statement | None:
             continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."
         if tail[end : end + 1] == "?" or re.match(r"[\s*:]*(?:not|never|cannot)\b", tail[m.end() : m.end() + 12]):
             continue  # class asked-or-negated: "Is the answer \\boxed{5}?", "the answer is not 5"
+        if _BOUND_VALUE.match(tail, m.end()):
+            continue  # class bound-answer-phrase: "the answer should be a little more than 50" bounds, never states, it
         value = _phrase_value(tail[m.end() :])
         if heading and not stated.startswith("final") and value and not valueish(value) and value.count(" ") >= 4:
             continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
@@ -123,7 +130,10 @@ FOREIGN_ANSWER = (r"(?:respuesta|réponse|antwort|risposta|resposta|antwoord|odp
                   r"|最终答案|正确答案|答案|答え|正解|정답|답)")
 _FOREIGN_PHRASE = re.compile(
     rf"{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige|endgültige))?"
-    r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
+    # (class foreign-copula-filler: "La réponse est donc 3/4.", "La respuesta es entonces 12.", "Die Antwort ist also 9.")
+    r"(?: ?(?:es|est|ist|lautet|è|é|is|будет)\b"
+    r"(?: (?:donc|alors|ainsi|finalement|entonces|pues|por lo tanto|also|somit|daher|quindi|dunque|então|portanto))?"
+    r"(?: (?:la|le|die|a|de))?| ?[:：=]| ?(?:是|为|為|は|은|는|:))",
     re.IGNORECASE)
 _FOREIGN_ASCII_WORDS = ("respuesta", "antwort", "risposta", "resposta", "antwoord", "cevap", "jawaban")
 _LEADING_VALUE = re.compile(r" ?\*{0,2} ?(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?%?)(?![\d.,]?\d)")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
-from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms
+from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
+from kleval.verify.statements import json_answer
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
@@ -30,6 +31,9 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
+        # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
+        # 选项 "option", which names an option in discussion ("选项 B 错误", "对应选项 (D)")
+        r"|(?:选择|選擇|选|選)(?![项項])"
         + (rf"|{FOREIGN_ANSWER}(?: (?:final|finale|correcta|correcte|correta|corretta|richtige))?"
            rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
         + rf")"
@@ -42,6 +46,8 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # (class choice-verdict-per-option: also a bracketed letter, "Answer: (B) is wrong, (D) is right")
         rf"(?![)\]]? ?,? (?:is|ist|es|est|è|é) (?:wrong|incorrect|false|not|falsch|nicht|incorrecta|falsa|faux|fausse|sbagliata)\b)"
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
+        # (class choice-chinese-choose: an option declared right, "只有选项C是对的", "C项正确"; never "D项不对")
+        rf"|(?<![A-Za-z])(?-i:([{letters}]))(?:项|項)?(?:是|为|為)?(?:对|對|正确|正確)"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b"
         # class choice-verdict-per-option: a line that gives each option a verdict chooses the one declared right; a
         # bracketed letter after a clause break ("(B) is wrong, (D) is right", "[C] is wrong; [A] is right") is such a verdict
@@ -88,6 +94,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, end, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
+    structured = json_answer(region)  # class json-answer: {"answer": "B", "explanation": "..."}
+    if structured is not None and (m := re.fullmatch(rf"\(?([{letters}])\)?\.?", structured.span)):
+        statements.append((structured.start, m.group(1), "json-answer", structured.end))
     phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
                for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
     lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
@@ -118,7 +127,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if statements:
         _, letter, how, end = max(statements, key=lambda s: s[0])
         after = region[end:]
-        if RETRACTION.search(after) and not confirms(" ".join(after.rstrip()[-300:].split(". ")[-2:])):
+        opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]
+        # (class choice-note-after-answer: a note that opens with its own marker, "Note that option D is the trap:
+        # it keeps the extraneous root.", explains the distractors; it retracts nothing)
+        if RETRACTION.search(after) and not is_aside(opening) and not confirms(" ".join(after.rstrip()[-300:].split(". ")[-2:])):
             # class retracted-statement: "The answer is (B). Wait, that's wrong ...", "Hmm, actually B ignores
             # friction, so C is better." A withdrawal, or a doubt that turns to another option, unsays the letter.
             other = _mentions_other_option(after, letters.replace(letter, ""))

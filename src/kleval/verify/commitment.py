@@ -50,7 +50,9 @@ ASIDE = re.compile(
     r"^\W{0,4}(?:note|remark|for comparison|by comparison|in comparison|for reference|for example|for instance"
     r"|as an? (?:quick |final |sanity |simple )?(?:check|verification|aside|comparison|sanity check)"
     r"|to (?:check|verify|confirm|double-check)|check(?:ing)?|verif(?:y|ication|ying)|double[- ]check(?:ing)?"
-    r"|sanity check|alternatively|by the way|(?:this|that) (?:took|matches|agrees|checks|is consistent))\b"
+    r"|sanity check|alternatively|by the way|(?:this|that) (?:took|matches|agrees|checks|is consistent)"
+    # (class aside-opener: a remark announced as one: "Fun fact: with five books ...", "Just for fun, ...")
+    r"|fun fact|just for fun|for fun|as a bonus|bonus|interestingly|out of curiosity|(?:as an? )?side note)\b"
     # an elaboration of the answer just stated ("This includes the $5 tip.", "It assumes she sells all 9.")
     r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
     r"|makes sense|excludes|ignores|counts)\b"
@@ -61,7 +63,8 @@ ASIDE = re.compile(
     # class courtesy-offer: a closing courtesy or offer, whatever numbers it mentions ("I hope this helps! If you'd
     # like, I can also find the perimeter (it's 40 meters).", "Let me know if you want the return trip: 2 hours.")
     r"|^\W{0,4}(?:I hope (?:this|that|it) (?:helps|is helpful|was helpful)|hope (?:this|that) helps|let me know"
-    r"|feel free|if you(?:'d| would) like|if you want|would you like|happy to help|glad (?:I could|to) help)\b"
+    r"|feel free|if you(?:'d| would) like|if you want|would you like|happy to help|glad (?:I could|to) help"
+    r"|thanks|thank you)\b"
     # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
     r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
     re.IGNORECASE,

@@ -53,6 +53,7 @@ from kleval.verify.statements import (
     Statement,
     answer_tag,
     closing_a_line,
+    json_answer,
     last_box_group,
     marker_statement,
     named_box,
@@ -170,7 +171,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return None, cut_off
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
-    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region),
+    statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
                               foreign_answer_phrase(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)

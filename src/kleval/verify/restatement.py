@@ -19,10 +19,20 @@ _TRAILING = re.compile(
     rf"(?: ?\$)?[ .]*$")
 
 
+# class value-remark: a parenthetical in words after a value remarks on it ("9 (not 10 — the fence has one fewer gap
+# than posts)", "15 (since 3 × 5 = 15)"); the value is what was stated
+_REMARK = re.compile(r"(?<=[\d}%)])(?: |\\[ ,;]|~)+\((?:[A-Za-z]{2,}|i\.e\.)(?=[ ,.:;])[^()]{0,300}\)[ .!]*$")
+
+
 def drop_restatement(span: str) -> str:
-    """`span` without a trailing parenthetical restatement of its value (`3/4 (0.75)` -> `3/4`)."""
-    if "(" not in span[-40:]:
+    """`span` without a trailing parenthetical restatement of its value (`3/4 (0.75)` -> `3/4`) or remark on it."""
+    if "(" not in span[-320:]:
         return span
+    remark = _REMARK.search(span[-320:])
+    if remark is not None:
+        head = span[: len(span) - len(span[-320:]) + remark.start()].rstrip()
+        if re.search(r"\d", head) and head.count("(") == head.count(")") and head.count("{") == head.count("}"):
+            return head
     m = _TRAILING.search(span[-80:])
     if m is None:
         return span

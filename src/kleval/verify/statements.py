@@ -1,6 +1,8 @@
-"""Answer statements marked by their form: boxes (adjacent ones joined into a list), `A:` lines, `####`, `<answer>`."""
+"""Answer statements marked by their form: boxes (adjacent ones joined into a list), `A:` lines, `####`, `<answer>`,
+JSON answer objects."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -114,6 +116,38 @@ def answer_tag(region: str) -> Statement | None:
         value = clean_span(content)
     start = len(region) - len(tail) + last.start()
     return Statement(value, "answer-tag", start) if value else None
+
+
+# class json-answer: structured-output answers, `{"answer": 7, "confidence": 0.9}`, `{"steps": [...], "final_answer":
+# 32}` (also in a ```json fence): the value of the last JSON object's answer key. Parsed with the json module (data
+# only, nothing is evaluated); only an object opening `{"` is tried, the last 20 of them, so LaTeX braces cost nothing.
+_JSON_OPEN = re.compile(r'\{\s*"')
+JSON_ANSWER_KEYS = ("answer", "final_answer", "finalanswer", "final answer", "final", "result", "solution")
+
+
+def json_answer(region: str) -> Statement | None:
+    """The answer value of the last JSON object in the final window that has an answer key."""
+    tail = region[-WINDOW:]
+    offset = len(region) - len(tail)
+    decoder = json.JSONDecoder()
+    for m in list(_JSON_OPEN.finditer(tail))[-20:][::-1]:
+        try:
+            value, end = decoder.raw_decode(tail, m.start())
+        except ValueError:
+            continue
+        if not isinstance(value, dict):
+            continue
+        keys = {str(key).strip().lower(): key for key in value}
+        found = next((keys[k] for k in JSON_ANSWER_KEYS if k in keys), None)
+        if found is None:
+            continue
+        answer = value[found]
+        if isinstance(answer, bool) or answer is None or isinstance(answer, dict):
+            return None
+        if isinstance(answer, list):
+            answer = ", ".join(str(item) for item in answer)
+        return Statement(str(answer).strip(), "json-answer", offset + m.start(), offset + end)
+    return None
 
 
 def marker_statement(region: str) -> Statement | None:

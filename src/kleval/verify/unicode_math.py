@@ -87,6 +87,14 @@ def _prose(segment: str) -> str:
         run = m.group(0).strip().lstrip("=").lstrip()  # "AB = (81*√2)/8": the value after the sign is the math
         # markdown bold around the math ("**Answer:** r₁ = 4", "**x = ½**") is not multiplication
         run = run.lstrip("* ").removesuffix("**").rstrip() if run.startswith("**") or run.endswith("**") else run
+        # class run-brackets: a bracket the run does not open is the prose's ("(since 3 × 5 = 15)": the `)` closes
+        # the remark, not the math); only the brackets in excess are left out, so "(−∞, 3]" stays whole
+        while run and run[-1] in "([":  # an opening bracket never ends math
+            run = run[:-1].rstrip()
+        while run and run[-1] in ")]" and sum(run.count(c) for c in ")]") > sum(run.count(c) for c in "(["):
+            run = run[:-1].rstrip()
+        while run and run[0] in "([" and sum(run.count(c) for c in "([") > sum(run.count(c) for c in ")]"):
+            run = run[1:].lstrip()
         if not any(_is_symbol(ch) for ch in run):
             return m.group(0)
         lead = m.group(0)[: m.group(0).index(run)]
