@@ -41,6 +41,14 @@ def confirms(text: str) -> bool:
     return bool(CONFIRMATION.search(text)) and not _DENIAL.search(text)
 
 
+# Openers that announce a remark (class aside-opener: "Fun fact: with five books ...", "Just for fun, ...") or a closing
+# courtesy or offer (class courtesy-offer: "I hope this helps! If you'd like, I can also find the perimeter (it's 40
+# meters).", "Let me know if you want the return trip: 2 hours."); either is an aside whatever numbers it mentions.
+_REMARK_OPENERS = (r"by the way|fun fact|just for fun|for fun|as a bonus|bonus|interestingly|out of curiosity"
+                   r"|(?:as an? )?side note|I hope (?:this|that|it) (?:helps|is helpful|was helpful)|hope (?:this|that) helps"
+                   r"|let me know|feel free|if you(?:'d| would) like|if you want|would you like|happy to help"
+                   r"|glad (?:I could|to) help|thanks|thank you")
+
 # class aside-after-answer: a sentence after the answer that rechecks, compares or varies the problem
 # ("Note: at 70 mph it would have covered 175 miles.", "For comparison, ...", "As a quick check: 3 x 15 =
 # 45. ✓", "If there were 8 boxes instead, there would be 96 eggs."). It states numbers, never the answer.
@@ -50,9 +58,8 @@ ASIDE = re.compile(
     r"^\W{0,4}(?:note|remark|for comparison|by comparison|in comparison|for reference|for example|for instance"
     r"|as an? (?:quick |final |sanity |simple )?(?:check|verification|aside|comparison|sanity check)"
     r"|to (?:check|verify|confirm|double-check)|check(?:ing)?|verif(?:y|ication|ying)|double[- ]check(?:ing)?"
-    r"|sanity check|alternatively|by the way|(?:this|that) (?:took|matches|agrees|checks|is consistent)"
-    # (class aside-opener: a remark announced as one: "Fun fact: with five books ...", "Just for fun, ...")
-    r"|fun fact|just for fun|for fun|as a bonus|bonus|interestingly|out of curiosity|(?:as an? )?side note)\b"
+    r"|sanity check|alternatively|(?:this|that) (?:took|matches|agrees|checks|is consistent)"
+    rf"|{_REMARK_OPENERS})\b"
     # an elaboration of the answer just stated ("This includes the $5 tip.", "It assumes she sells all 9.")
     r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
     r"|makes sense|excludes|ignores|counts)\b"
@@ -60,15 +67,21 @@ ASIDE = re.compile(
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
     r"|[✓✔]\W*$"
-    # class courtesy-offer: a closing courtesy or offer, whatever numbers it mentions ("I hope this helps! If you'd
-    # like, I can also find the perimeter (it's 40 meters).", "Let me know if you want the return trip: 2 hours.")
-    r"|^\W{0,4}(?:I hope (?:this|that|it) (?:helps|is helpful|was helpful)|hope (?:this|that) helps|let me know"
-    r"|feel free|if you(?:'d| would) like|if you want|would you like|happy to help|glad (?:I could|to) help"
-    r"|thanks|thank you)\b"
     # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
     r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
     re.IGNORECASE,
 )
+
+
+# class aside-paragraph: a paragraph that opens by announcing a remark or a courtesy ("By the way, the GCD is 6 ...",
+# "Fun fact: ...", "Hope this helps! If you're adding fractions like 5/12 + 7/18, ...") is an aside as a whole,
+# whatever its later sentences state; a check or a note may still conclude ("Check: 3 x 4 = 12. So 12 apples.")
+_REMARK_OPENER = re.compile(rf"^\W{{0,4}}(?:{_REMARK_OPENERS})\b", re.IGNORECASE)
+
+
+def opens_remark(paragraph: str) -> bool:
+    """Whether a paragraph opens by announcing a remark or a courtesy (class aside-paragraph)."""
+    return bool(_REMARK_OPENER.match(paragraph.strip()))
 
 
 def is_aside(sentence: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
-from kleval.verify.commitment import RETRACTION, is_aside
+from kleval.verify.commitment import RETRACTION, is_aside, opens_remark
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
 from kleval.verify.restatement import restated_value
 from kleval.verify.sentence_values import (
@@ -109,6 +109,8 @@ def _committed_sentences(paragraph: str) -> list[str]:
     """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
     # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
     paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
+    if opens_remark(paragraph):  # class aside-paragraph
+        return []
     sentences = split_sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()

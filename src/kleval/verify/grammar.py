@@ -76,12 +76,18 @@ def _states_answer(text: str) -> bool:
 _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
 
 
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
+
+
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     text = unicode_math(unify_box_commands(compact_whitespace(text)))  # class unicode-math: "10π", "–0.25", "½"
     if not text.isascii():
         text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
+        # class emoji: pictographs decorate ("... is 36. 🎉", "**$1,102.50** 😊") and would hide a sentence's end;
+        # check marks (✓ ✔ ✅, which mark a verification) and symbols such as ° stay
+        text = _EMOJI.sub("", text)
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]

@@ -48,6 +48,11 @@ def _is_symbol(ch: str) -> bool:
     return not ch.isascii() and _symbol(ch) is not None
 
 
+def _is_math_char(ch: str) -> bool:
+    """ASCII, a math symbol, or a minus-like dash (a dash the minus rule left is still part of a run: "−½")."""
+    return ch.isascii() or _is_symbol(ch) or ch in "\u2212\u2012\ufe63\uff0d\u2013"
+
+
 # A run of mathematics: numbers, single letters, symbols, operators, brackets and the spaces between them.
 # (a single letter is a variable, never the "s" of "it's"; a superscript after a word or after a unit letter
 # written after a number, "70 cm²", "5m²", is a unit's power and left to the unit rules; a subscript digit only
@@ -89,8 +94,12 @@ def _prose(segment: str) -> str:
         run = run.lstrip("* ").removesuffix("**").rstrip() if run.startswith("**") or run.endswith("**") else run
         # class run-brackets: a bracket the run does not open is the prose's ("(since 3 × 5 = 15)": the `)` closes
         # the remark, not the math); only the brackets in excess are left out, so "(−∞, 3]" stays whole
-        while run and run[-1] in "([":  # an opening bracket never ends math
+        # (an opening bracket never ends math; a non-ASCII character that is no math symbol, an emoji "✅" or a dash
+        # "—", is prose at either end of the run)
+        while run and (run[-1] in "([" or not _is_math_char(run[-1])):
             run = run[:-1].rstrip()
+        while run and not _is_math_char(run[0]):
+            run = run[1:].lstrip()
         while run and run[-1] in ")]" and sum(run.count(c) for c in ")]") > sum(run.count(c) for c in "(["):
             run = run[:-1].rstrip()
         while run and run[0] in "([" and sum(run.count(c) for c in "([") > sum(run.count(c) for c in ")]"):
