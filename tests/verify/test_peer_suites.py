@@ -139,6 +139,7 @@ HELDOUT_ROUNDS = {
     "round 6": ("heldout-v6-dev", "heldout-v6-frozen", 250),
     "round 7": ("heldout-v7-dev", "heldout-v7-frozen", 340),
     "round 8": ("heldout-v8-dev", "heldout-v8-frozen", 340),
+    "round 9": ("heldout-v9-dev", "heldout-v9-frozen", 340),
 }
 
 
@@ -170,7 +171,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 5": ("heldout-v5", ("adversarial.jsonl",)),
                 "round 6": ("heldout-v6", ("adversarial.jsonl",)),
                 "round 7": ("heldout-v7", ("adversarial.jsonl",)),
-                "round 8": ("heldout-v8", ("adversarial.jsonl",))}
+                "round 8": ("heldout-v8", ("adversarial.jsonl",)),
+                "round 9": ("heldout-v9", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))
