@@ -157,16 +157,35 @@ def foreign_answer_phrase(region: str) -> Statement | None:
         pass
     if last is None:
         return None
-    rest = tail[last.end() :]
-    start = len(region) - len(tail) + last.start()
-    end = start + (last.end() - last.start()) + len(rest.split("\n", 1)[0])
+    return _statement_after(region, tail, last, "answer-phrase")
+
+
+def _statement_after(region: str, tail: str, phrase: re.Match[str], how: str) -> Statement | None:
+    """The value that opens what follows a committing phrase: a math block or box, an expression or a number."""
+    rest = tail[phrase.end() :]
+    start = len(region) - len(tail) + phrase.start()
+    end = start + (phrase.end() - phrase.start()) + len(rest.split("\n", 1)[0])
     if _OPENS_MATH.match(rest) or rest.lstrip(" *").startswith("\\boxed"):
         value = _phrase_value(rest)
     else:  # class glued-number: "La respuesta es 3x." opens with an expression, never the value 3
         number = _LEADING_VALUE.match(rest)
         value = opening_expression(rest.lstrip(" *")) or (
             number.group(1) if number and standalone(rest, number.start(1), number.end(1)) else None)
-    return Statement(value, "answer-phrase", start, end) if value else None
+    return Statement(value, how, start, end) if value else None
+
+
+# class go-with: the writer's closing choice among candidates ("Two of the three paths agree, so I'll go with
+# $\frac{2}{3}$.", "I will go with 12.") commits to that value, later than any of the boxes it chose among
+_GO_WITH = re.compile(r"\bI(?:'ll|’ll| will| would|'d|’d)? (?:go with|settle on|stick with)\b:? ?", re.IGNORECASE)
+
+
+def go_with_statement(region: str) -> Statement | None:
+    """The value after the last "I'll go with" in the final window."""
+    tail = region[-WINDOW:]
+    last = None
+    for last in _GO_WITH.finditer(tail):
+        pass
+    return _statement_after(region, tail, last, "go-with") if last is not None else None
 
 
 # class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off

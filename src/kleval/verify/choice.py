@@ -38,6 +38,8 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
            rf"(?: ?(?:es|est|ist|lautet|è|é)(?: (?:la|le|die|a))?| ?[:：]| ?(?:是|为|は|은|는))" if foreign else "")
         + rf")"
         rf" ?(?:option |choice )?[*_(\[$]{{0,3}}(?:\\text\{{)?(?-i:([{letters}]))(?![A-Za-z0-9])"
+        # (class choice-two-letters: "ANSWER: A, C." names two options and commits to neither)
+        rf"(?![)\]*]{{0,3}} ?(?:,|&|/|\band\b|\bor\b) ?[*(\[]{{0,3}}(?-i:[{letters}])(?![A-Za-z0-9]))"
         # class choice-pronoun-I: on ten-option questions (MMLU-Pro, A-J) the pronoun is no option letter: "Answer: I don't
         # know", "ANSWER: I'm not sure, but (C)", "Answer: I'd go with E" (jundot/omlx#3668). The letter I followed by an
         # apostrophe or by a word other than one that continues an option ("I is correct", "I, since", "I because") is the pronoun.
@@ -70,8 +72,9 @@ def _elimination_pattern(letters: str) -> re.Pattern[str]:
 
 
 def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z])answer(?: is| would be| should be)? ?:? ?\(?(?-i:([{letters.lower()}]))\)?(?=[,;]|\.(?:\s|$))",
-                      re.IGNORECASE)
+    # (also an option label with its text, "**Answer:** d) 45°")
+    return re.compile(rf"(?<![A-Za-z])answer[*_]{{0,2}}(?: is| would be| should be)? ?:?[*_]{{0,2}} ?\(?(?-i:([{letters.lower()}]))"
+                      rf"(?:\)?(?=[,;]|\.(?:\s|$))|\)(?= \S))", re.IGNORECASE)
 
 
 def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:

@@ -94,9 +94,21 @@ def _undefined(x: Any) -> bool:
     return bool(x.has(sympy.zoo, sympy.nan)) if isinstance(x, sympy.Basic) else False
 
 
+def _unevaluated(x: Any) -> bool:
+    """class unevaluated-operator: a limit, integral, sum, product or derivative left standing."""
+    import sympy
+
+    return isinstance(x, sympy.Basic) and x.has(sympy.Limit, sympy.Integral, sympy.Sum, sympy.Product, sympy.Derivative)
+
+
 def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
+    """a is the gold's value, b the answer's."""
     if _undefined(a) or _undefined(b):
         return False, "undefined-value"
+    if _unevaluated(b) and not _unevaluated(a):
+        # an answer that restates the limit or integral it was asked to evaluate ("$\lim_{x \to 0} \frac{\sin x}{x}$"
+        # for 1) has not answered; a gold written as a sum still accepts its closed form
+        return False, "unevaluated-operator"
     if a.is_number and b.is_number:
         return _numbers_equal(a, b, policy), "numeric-exact" if policy.relative_tolerance == 0 else "numeric-tolerance"
     if a == b:

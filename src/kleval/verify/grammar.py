@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from kleval.verify.answer_phrases import TRUNCATED_END, foreign_answer_phrase, last_answer_phrase, valueish
+from kleval.verify.answer_phrases import TRUNCATED_END, foreign_answer_phrase, go_with_statement, last_answer_phrase, valueish
 from kleval.verify.bare_answers import BARE_MAX_CHARS, bare_answer, bold_final_line, value_of_sentence, yes_no_opening
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clause_numbers import main_clause_number, standalone_numbers, stated_total, total_stands
@@ -66,11 +66,14 @@ _CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|st
 # class next-turn: a few-shot continuation after the answer ("\n\nQuestion: ...", "Q: ...", "Human: ...") starts a new
 # exchange; what it answers is not this completion's answer (lm-eval stops GSM8K generation at "Question:" for
 # this). Cut only where the text before the header already states an answer, never a restated question up front.
-_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem|Human|User)(?: \d{1,3})? ?:")
+# (class next-turn: also a bare role line, "\n\nassistant\n", and an Alpaca-style "### Instruction:" header)
+_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem|Human|User)(?: \d{1,3})? ?:|\n(?:assistant|user) *\n"
+                        r"|\n#{2,4} ?(?:Instruction|Input|Question|Human|User)s? ?:? *\n")
 
 
 def _states_answer(text: str) -> bool:
-    return any(find(text) for find in (last_box_group, last_answer_phrase, marker_statement, closing_a_line))
+    """Whether the text before a next-turn header already states an answer (a statement or a conclusion)."""
+    return any(find(text) for find in (last_box_group, last_answer_phrase, marker_statement, closing_a_line, conclusion))
 
 
 _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
@@ -178,7 +181,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
-                              foreign_answer_phrase(region)) if s]
+                              foreign_answer_phrase(region), go_with_statement(region)) if s]
     if statements:
         last = max(statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):

@@ -15,6 +15,7 @@ POINTS = ((0.5772156649, 1.2020569031, 0.6931471805), (1.6180339887, 2.718281828
 # the real domain, so that the decision never rests on the two remaining points alone
 DOMAIN_POINTS = ((2.6651441426, 3.3598856662, 4.6692016091), (4.6692016091, 0.8346268416, 2.6651441426),
                  (7.3890560989, 5.0275246628, 1.3247179572))
+STEP_POINTS = ((1.0, 2.0, 3.0), (-2.0, 0.0, 5.0), (0.5, -1.5, 2.5), (3.5, 4.0, -0.5))
 _CLOSE = 1e-12
 
 
@@ -55,9 +56,13 @@ def identical_at_points(a: Any, b: Any) -> bool | None:
     if len(symbols) > 3:
         return None
     real_written = not (a.has(sympy.I) or b.has(sympy.I))
+    # class step-function-points: floor and ceiling differ only at integers and half-integers (`\lfloor x \rfloor + 1`
+    # vs `\lceil x \rceil`, `2\lfloor x \rfloor` vs `\lfloor 2x \rfloor`), which no irrational point hits
+    steps = STEP_POINTS if any(e.has(sympy.floor, sympy.ceiling, sympy.frac) for e in (a, b)) else ()
+    first = POINTS + steps
     agreed, outside = 0, 0
-    for index, point in enumerate(POINTS + DOMAIN_POINTS):
-        if index >= len(POINTS) and not outside:
+    for index, point in enumerate(first + DOMAIN_POINTS):
+        if index >= len(first) and not outside:
             break
         values = values_at(a, b, symbols, point)
         if values is None:
