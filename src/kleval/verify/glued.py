@@ -31,16 +31,18 @@ _LETTERS = re.compile(r"[A-Za-z]{3,}")
 # words that plain-text math is written with (a longer letter run is prose: "Figure", "apples")
 _MATH_WORDS = {"sqrt", "cbrt", "exp", "sin", "cos", "tan", "cot", "sec", "csc", "log", "arcsin", "arccos", "arctan",
                "sinh", "cosh", "tanh", "mod", "frac", "dfrac", "tfrac", "cdot", "times", "div", "binom", "choose",
-               "infty", "floor", "ceil", "max", "min", "gcd", "lcm", "det", "lim", "abs", "leq", "geq", "neq"}
+               "infty", "floor", "ceil", "max", "min", "gcd", "lcm", "det", "lim", "abs", "leq", "geq", "neq",
+               "pi", "theta", "alpha", "beta", "gamma", "phi", "omega"}  # class unenclosed-latex: "9\\pi" is one value
 _OPERATORS = set("+-*/×·÷=<>≤≥≠±^")
 _OPERATOR_TOKEN = re.compile(r"(?:[+\-*/×·÷=<>≤≥≠±^]|\\(?:times|cdot|div|pm|mp|le|ge|leq|geq|neq))+")
 _OPERATOR_WORD_BEFORE = re.compile(r"\\(?:times|cdot|div|pm|mp) ?$")
 _OPERATOR_WORD_AFTER = re.compile(r" ?\\(?:times|cdot|div|pm|mp)(?![A-Za-z])")
 _GLUE_BEFORE = set("_^([{)]}*×·÷√π\\!+<>≤≥≠±")  # touching a number's left side
-_GLUE_AFTER = set("_^!([{)]}*×·÷√+<>≤≥≠±")  # touching its right side
+_GLUE_AFTER = set("_^!([{)]}*×·÷√π+<>≤≥≠±")  # touching its right side
 _SPACED_BINARY = set("+-*/×·÷<>≤≥≠±^")  # across one space ("2 + 3"); never `=` ("x = 2" names a value)
 _SUFFIX = re.compile(r"(?:st|nd|rd|th|am|pm|a\.m\.|p\.m\.)(?![A-Za-z])", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z]+")
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
 _UNIT_POWER = re.compile(r"\d ?([A-Za-z]{1,12})\^$")
 
 
@@ -96,6 +98,8 @@ def glue(text: str, start: int, end: int) -> str | None:
         if _SUFFIX.match(rest) or (word and _unit_after(text[start:end], word.group(0))):
             return None  # `3rd`, `3pm`, `12cm`
         return "glued"
+    if after == "\\" and (command := _COMMAND.match(text, end)) and command.group(1) in _MATH_WORDS:
+        return "glued"  # class unenclosed-latex: `9\\pi`, `2\\sqrt{3}` (never `18\\$`, `12\\,cm`, `5\\%`)
     if after == "!" and exclamation(text, end):
         return None  # class exclamation-after-number: "The answer is 42!"
     if after in _GLUE_AFTER:

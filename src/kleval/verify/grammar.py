@@ -79,12 +79,17 @@ def _states_answer(text: str) -> bool:
 _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
 
 
+_HTML_BREAK = re.compile(r"<br ?/?>|</?(?:p|div|li|ul|ol|tr|h[1-6])(?: [^<>]{0,200})?>", re.IGNORECASE)
+_HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>]{0,200})?>", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
+    if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
+        text = _HTML_BREAK.sub("\n", text)
+        text = _HTML_STYLE.sub("", text)
     text = unicode_math(unify_box_commands(compact_whitespace(text)))  # class unicode-math: "10π", "–0.25", "½"
     if not text.isascii():
         text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
