@@ -82,6 +82,13 @@ def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
                       rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
 
 
+def _several_options(letters: str) -> re.Pattern[str]:
+    """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).")."""
+    one = rf"[*(\[]{{0,2}}(?-i:[{letters}])[)\]*]{{0,2}}"
+    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b) ?(?:and )?{one})+"
+                      rf"(?![A-Za-z0-9])", re.IGNORECASE)
+
+
 def _mentions_other_option(text: str, others: str) -> bool:
     """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
@@ -140,6 +147,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
             if WITHDRAWAL.search(after) or other:
                 return None, f"the chosen option {letter} ({how}) is retracted later and no new option is stated"
         return letter, how
+    if _several_options(letters).search(tail):  # class choice-two-letters: "The answer is (B) and (D)." is no guess
+        return None, "the answer names several options, not one"
     if _NO_COMMITMENT.search(tail):  # class no-commitment: "I cannot determine a single answer"
         return None, "the completion declines to choose an option; a mentioned letter is not a guess"
     last = None
