@@ -56,6 +56,43 @@ def _unit_quantities() -> dict:
             "l": u.liter, "ml": u.milliliter, "gallon": 231 * u.inch**3, "degree": u.degree, "rad": u.radian}
 
 
+# class si-prefix: SI units with a metric prefix ("5 kN" == "5000 N", "250 mA" == "0.25 A", "3 MeV" vs "3 keV"),
+# read case-sensitively (mN is not MN) from the unit that ends the span; factors from sympy.physics.units.
+_SI_PREFIXES = {"k": 3, "M": 6, "G": 9, "T": 12, "m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12, "c": -2}
+_SI_UNIT_AT_END = re.compile(r"(?<![A-Za-z\\])((?:\\mu ?)?[A-Za-zΩµμ]{1,4})\s*\}?\s*\.?\s*$")
+
+
+def _si_bases() -> dict:
+    from sympy.physics import units as u
+
+    return {"N": u.newton, "J": u.joule, "W": u.watt, "V": u.volt, "A": u.ampere, "Pa": u.pascal, "Hz": u.hertz,
+            "C": u.coulomb, "eV": u.electronvolt, "Ω": u.ohm, "mol": u.mol, "K": u.kelvin, "T": u.tesla}
+
+
+def _si_quantity(name: str):
+    """The sympy quantity of an SI unit name with an optional prefix ("kN", "mA", "MeV"), or None."""
+    import sympy
+
+    bases = _si_bases()
+    if name in bases:
+        return bases[name]
+    prefix, base = name[:1], name[1:]
+    if prefix in _SI_PREFIXES and base in bases:
+        return sympy.Integer(10) ** _SI_PREFIXES[prefix] * bases[base]
+    return None
+
+
+def si_unit_of(span: str) -> str | None:
+    """The SI unit (with its prefix) an answer ends with after a number, or None (`5\\ \\text{kN}` -> "kN")."""
+    s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ").replace("~", " ")).strip()[-120:]
+    s = re.sub(r"\\(?:text|mbox|mathrm|textrm) ?\{ ?", " ", s)
+    m = _SI_UNIT_AT_END.search(s)
+    if m is None or not re.search(r"\d\s*$", s[: m.start()]):
+        return None
+    name = m.group(1).replace("\\mu", "µ").replace(" ", "")
+    return name if _si_quantity(name) is not None else None
+
+
 def unit_ratio(unit: str, target: str):
     """How many `target` one `unit` is (`unit_ratio("cm", "mm")` is 10), exact; None when they do not convert."""
     import sympy
@@ -63,6 +100,9 @@ def unit_ratio(unit: str, target: str):
 
     quantities = _unit_quantities()
     (name, _, power), (target_name, _, target_power) = unit.partition("^"), target.partition("^")
+    if _si_quantity(name) is not None and _si_quantity(target_name) is not None and not power and not target_power:
+        ratio = sympy.nsimplify(convert_to(_si_quantity(name), _si_quantity(target_name)) / _si_quantity(target_name))
+        return ratio if ratio.is_number and ratio.is_positive else None  # class si-prefix
     if name not in quantities or target_name not in quantities or (power or "1") != (target_power or "1"):
         return None
     exponent = int(power or 1)
