@@ -38,9 +38,10 @@ def study(smollm2_gguf, smollm2_dir, data_dir, tmp_path_factory):
 
 
 def test_eval_of_a_gguf_file_writes_real_completions(study, smollm2_dir, data_dir):
+    from transformers import AutoTokenizer
+
     from kleval.backends.common import apply_chat
     from kleval.tasks import load_task
-    from transformers import AutoTokenizer
 
     _, out = study
     (entry,) = json.loads((out / "checkpoints.json").read_text())

@@ -33,6 +33,6 @@ def test_pool_starts_from_a_script_read_on_stdin():
     script = ("from kleval.verify import VerifierPool, VerifyItem\n"
               "with VerifierPool(workers=1, timeout_s=30) as pool:\n"
               "    print([v.status.value for v in pool.map([VerifyItem('5', 'The answer is 5.'), VerifyItem('5', '6')])])\n")
-    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-"], check=False, input=script, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "['correct', 'incorrect']"

@@ -17,7 +17,7 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.extract import boxes_with_positions, unify_box_commands
-from kleval.verify.normalize import normalize_span, si_unit_of, text_key, unit_of, unit_ratio
+from kleval.verify.normalize import answer_unit, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
@@ -173,8 +173,7 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         return Verdict(Status.PARSE_ERROR, span[:200], gold_canon.show(), None, "size-guard",
                        f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
-    gold_unit = unit_of(_gold_span(gold, chosen)) or si_unit_of(_gold_span(gold, chosen))
-    pred_unit = unit_of(span) or si_unit_of(span)
+    gold_unit, pred_unit = answer_unit(_gold_span(gold, chosen)), answer_unit(span)
     unit_scale = None  # class unit-conversion: an answer in another unit of the gold's dimension is converted
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
         unit_scale = unit_ratio(pred_unit, gold_unit)

@@ -24,7 +24,13 @@ from __future__ import annotations
 import itertools
 import re
 
-from kleval.verify.answer_phrases import TRUNCATED_END, foreign_answer_phrase, go_with_statement, last_answer_phrase, valueish
+from kleval.verify.answer_phrases import (
+    TRUNCATED_END,
+    foreign_answer_phrase,
+    go_with_statement,
+    last_answer_phrase,
+    valueish,
+)
 from kleval.verify.bare_answers import BARE_MAX_CHARS, bare_answer, bold_final_line, value_of_sentence, yes_no_opening
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clause_numbers import main_clause_number, standalone_numbers, stated_total, total_stands
@@ -162,9 +168,10 @@ def without_closing_asides(line: str) -> str:
     """A line without the asides that close it after its statement (class aside-sentence: "The tank fills in 9
     hours. (If the pump were twice as fast, it would take 4.5 hours.)" states 9); a line of asides only stays."""
     sentences = split_sentences(line.strip())
-    while len(sentences) > 1 and is_aside(sentences[-1]):
-        sentences.pop()
-    return " ".join(sentences) if len(sentences) < len(split_sentences(line.strip())) else line
+    kept = len(sentences)
+    while kept > 1 and is_aside(sentences[kept - 1]):
+        kept -= 1
+    return " ".join(sentences[:kept]) if kept < len(sentences) else line
 
 
 def _restates(later: str, stated: str) -> bool:

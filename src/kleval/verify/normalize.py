@@ -12,10 +12,10 @@ import unicodedata
 from kleval.verify import dates
 from kleval.verify.policy import Policy
 from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
-from kleval.verify.units import compound_quantity, si_unit_of, unit_of, unit_ratio
+from kleval.verify.units import answer_unit, compound_quantity, unit_of, unit_ratio
 
 # re-exported: core.py and canonical.py read these names from here
-__all__ = ["compound_quantity", "is_text_wrapped", "normalize_span", "si_unit_of", "text_key", "unit_of", "unit_ratio",
+__all__ = ["answer_unit", "compound_quantity", "is_text_wrapped", "normalize_span", "text_key", "unit_of", "unit_ratio",
            "unwrap_command"]
 
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))

@@ -83,6 +83,23 @@ def _latex(run: str) -> str:
     return "".join(out)
 
 
+def _trimmed_run(run: str) -> str:
+    """class run-brackets: a run without the prose at its ends. A bracket the run does not open is the prose's
+    ("(since 3 × 5 = 15)": the `)` closes the remark, not the math); only brackets in excess go, so "(−∞, 3]"
+    stays whole. An opening bracket never ends math, and a non-ASCII character that is no math symbol (an
+    emoji "✅", a dash "—") is prose at either end."""
+    while run and (run[-1] in "([" or not _is_math_char(run[-1])):
+        run = run[:-1].rstrip()
+    while run and not _is_math_char(run[0]):
+        run = run[1:].lstrip()
+    excess = sum(run.count(c) for c in ")]") - sum(run.count(c) for c in "([")  # closers minus openers
+    while run and excess > 0 and run[-1] in ")]":
+        run, excess = run[:-1].rstrip(), excess - 1
+    while run and excess < 0 and run[0] in "([":
+        run, excess = run[1:].lstrip(), excess + 1
+    return run
+
+
 _TAG = re.compile(r"(</?[A-Za-z][\w:-]{0,30}>)")
 
 
@@ -92,18 +109,7 @@ def _prose(segment: str) -> str:
         run = m.group(0).strip().lstrip("=").lstrip()  # "AB = (81*√2)/8": the value after the sign is the math
         # markdown bold around the math ("**Answer:** r₁ = 4", "**x = ½**") is not multiplication
         run = run.lstrip("* ").removesuffix("**").rstrip() if run.startswith("**") or run.endswith("**") else run
-        # class run-brackets: a bracket the run does not open is the prose's ("(since 3 × 5 = 15)": the `)` closes
-        # the remark, not the math); only the brackets in excess are left out, so "(−∞, 3]" stays whole
-        # (an opening bracket never ends math; a non-ASCII character that is no math symbol, an emoji "✅" or a dash
-        # "—", is prose at either end of the run)
-        while run and (run[-1] in "([" or not _is_math_char(run[-1])):
-            run = run[:-1].rstrip()
-        while run and not _is_math_char(run[0]):
-            run = run[1:].lstrip()
-        while run and run[-1] in ")]" and sum(run.count(c) for c in ")]") > sum(run.count(c) for c in "(["):
-            run = run[:-1].rstrip()
-        while run and run[0] in "([" and sum(run.count(c) for c in "([") > sum(run.count(c) for c in ")]"):
-            run = run[1:].lstrip()
+        run = _trimmed_run(run)
         if not any(_is_symbol(ch) for ch in run):
             return m.group(0)
         lead = m.group(0)[: m.group(0).index(run)]

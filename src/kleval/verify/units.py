@@ -6,6 +6,7 @@ differ are a mismatch unless they convert (`5 cm` == `50 mm`), and a compound qu
 """
 from __future__ import annotations
 
+import functools
 import re
 
 _SPACES = re.compile(r"\s+")
@@ -62,6 +63,7 @@ _SI_PREFIXES = {"k": 3, "M": 6, "G": 9, "T": 12, "m": -3, "u": -6, "µ": -6, "μ
 _SI_UNIT_AT_END = re.compile(r"(?<![A-Za-z\\])((?:\\mu ?)?[A-Za-zΩµμ]{1,4})\s*\}?\s*\.?\s*$")
 
 
+@functools.cache
 def _si_bases() -> dict:
     from sympy.physics import units as u
 
@@ -93,6 +95,13 @@ def si_unit_of(span: str) -> str | None:
     return name if _si_quantity(name) is not None else None
 
 
+def answer_unit(span: str) -> str | None:
+    """The unit an answer or gold ends with, for comparison: a known unit word, else an SI unit with its prefix.
+    (SI symbols are read only here: glued-number and short-statement reading keep to unit words, where a lone
+    `A` or `C` after a number is rarely a unit.)"""
+    return unit_of(span) or si_unit_of(span)
+
+
 def unit_ratio(unit: str, target: str):
     """How many `target` one `unit` is (`unit_ratio("cm", "mm")` is 10), exact; None when they do not convert."""
     import sympy
@@ -100,9 +109,10 @@ def unit_ratio(unit: str, target: str):
 
     quantities = _unit_quantities()
     (name, _, power), (target_name, _, target_power) = unit.partition("^"), target.partition("^")
-    if _si_quantity(name) is not None and _si_quantity(target_name) is not None and not power and not target_power:
-        ratio = sympy.nsimplify(convert_to(_si_quantity(name), _si_quantity(target_name)) / _si_quantity(target_name))
-        return ratio if ratio.is_number and ratio.is_positive else None  # class si-prefix
+    si, target_si = _si_quantity(name), _si_quantity(target_name)
+    if si is not None and target_si is not None and not power and not target_power:  # class si-prefix
+        ratio = sympy.nsimplify(convert_to(si, target_si) / target_si)
+        return ratio if ratio.is_number and ratio.is_positive else None
     if name not in quantities or target_name not in quantities or (power or "1") != (target_power or "1"):
         return None
     exponent = int(power or 1)
