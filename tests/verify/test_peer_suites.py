@@ -140,6 +140,7 @@ HELDOUT_ROUNDS = {
     "round 7": ("heldout-v7-dev", "heldout-v7-frozen", 340),
     "round 8": ("heldout-v8-dev", "heldout-v8-frozen", 340),
     "round 9": ("heldout-v9-dev", "heldout-v9-frozen", 340),
+    "round 10": ("heldout-v10-dev", "heldout-v10-frozen", 350),
 }
 
 
@@ -172,7 +173,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 6": ("heldout-v6", ("adversarial.jsonl",)),
                 "round 7": ("heldout-v7", ("adversarial.jsonl",)),
                 "round 8": ("heldout-v8", ("adversarial.jsonl",)),
-                "round 9": ("heldout-v9", ("adversarial.jsonl",))}
+                "round 9": ("heldout-v9", ("adversarial.jsonl",)),
+                "round 10": ("heldout-v10", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))
@@ -180,7 +182,8 @@ def test_later_heldout_cases_are_new(round_name):
     """A later held-out round repeats no (gold, completion) pair of the earlier rounds, peer or regression corpora."""
     files = corpus.heldout_files()
     prefix, extra = NEWER_ROUNDS[round_name]
-    earlier = [(dev, frozen) for name, (dev, frozen, _rows) in HELDOUT_ROUNDS.items() if name < round_name]
+    number = int(round_name.split()[1])
+    earlier = [(dev, frozen) for name, (dev, frozen, _rows) in HELDOUT_ROUNDS.items() if int(name.split()[1]) < number]
     older = [files[set_name] for pair in earlier for set_name in pair]
     older += [corpus.PEER_SUITE, ROOT / "tests" / "verify" / "regression.jsonl"]
     older += [ROOT / "tests" / "verify" / name for name in extra]
