@@ -29,7 +29,7 @@ class ParseFailure(Exception):
 @dataclass(frozen=True)
 class Canon:
     """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque,
-    family (kleval.verify.families), dots (kleval.verify.sequences)."""
+    family (kleval.verify.families), dots (kleval.verify.sequences), ratio, congruence (kleval.verify.notations)."""
 
     kind: str
     value: Any  # sympy object, str, tuple[Canon, ...] or (digits, base)
@@ -54,6 +54,10 @@ class Canon:
         if self.kind == "dots":
             head, tail = self.value
             return ", ".join([c.show() for c in head] + ["..."] + [c.show() for c in tail])
+        if self.kind == "ratio":
+            return ":".join(c.show() for c in self.value)
+        if self.kind == "congruence":
+            return f"{self.value[0]} (mod {self.value[1]})"
         if self.kind == "family":
             return "{" + ", ".join(str(e) for e in self.value[1]) + f" : {self.value[0]} integer}}"
         try:
@@ -182,6 +186,18 @@ def _latex_to_sympy(s: str) -> Any:
         raise ParseFailure(f"LaTeX parser: {type(exc).__name__}: {str(exc)[:120]}") from exc
 
 
+_DIFFERENTIAL_CONTEXT = re.compile(r"\\int|\\oint|\\frac ?\{ ?d|\\partial|\\mathrm\{ ?d ?\}|\\text|\\operatorname")
+
+
+def _parser_ready(s: str) -> str:
+    """What the LaTeX parser must not misread: outside an integral or a derivative, `dx` is d times x
+    (class letter-d: `cx + dx` is (c + d)x, not c x plus a differential `dx`), and `\\Gamma (x)` is the
+    Gamma function at x (class special-functions: a space before the bracket made it EulerGamma times x)."""
+    if "d" in s and not _DIFFERENTIAL_CONTEXT.search(s):
+        s = re.sub(r"(?<![\\A-Za-z])d(?=[a-z])", "d*", s)
+    return re.sub(r"\\Gamma ?(?=\()", r"\\Gamma", s)
+
+
 def _split_words(s: str) -> str:
     """`12 and 13`, `12\\text{ and }13` -> `12, 13` (only between math-looking parts)."""
     s = re.sub(r"\s*\\(?:text|mbox)\{\s*(?:and|or|,)\s*\}\s*", ", ", s)
@@ -286,6 +302,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         suffix = (time.group(4) or "").replace(".", "").lower()
         seconds = f":{time.group(3)}" if time.group(3) else ""
         return Canon("text", f"{int(time.group(1))}:{time.group(2)}{seconds}{suffix}", s)
+    special = notations.special_form(s, policy)  # ratios, congruences, cases, `expr, k = 0, 1, 2`
+    if special is not None:
+        return special
     integer_builder = forms.INTEGER_SET_BUILDER.match(s)
     if integer_builder:
         return forms.integer_set(integer_builder, policy)
@@ -391,7 +410,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     s = _simplify_relation_text(s)
     import sympy
 
-    expr = _exactify(_latex_to_sympy(s))
+    expr = _exactify(_latex_to_sympy(_parser_ready(s)))
     if _ODD_ROOT.search(s):
         expr = real_odd_roots(expr)
     if isinstance(expr, sympy.FiniteSet):  # what the parser makes of 1 \pm \sqrt{19}
@@ -408,4 +427,4 @@ def canonicalize(s: str, policy: Policy) -> Canon:
 
 # forms.py builds on the names above (Canon, the number fast path, the parser entry point), so it is
 # imported last; canonicalize reaches it through this module-level name.
-from kleval.verify import forms
+from kleval.verify import forms, notations

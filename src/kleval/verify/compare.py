@@ -101,8 +101,33 @@ def _unevaluated(x: Any) -> bool:
     return isinstance(x, sympy.Basic) and x.has(sympy.Limit, sympy.Integral, sympy.Sum, sympy.Product, sympy.Derivative)
 
 
+_MAX_TERMS = 1000
+
+
+def _evaluated_gold(a: Any) -> Any:
+    """class gold-operator: a gold written as a finite sum or product without free variables (`\\sum_{n=0}^{9} n`)
+    is its value (45), so a closed-form answer can equal it; limits and integrals stay as written, and a sum or
+    product of more than _MAX_TERMS terms is never expanded. (Symbolic sums already compare at points.)"""
+    import sympy
+
+    if not _unevaluated(a) or not a.is_number or a.has(sympy.Limit, sympy.Integral) or sympy.count_ops(a) > 40:
+        return a
+    for node in sympy.preorder_traversal(a):
+        if isinstance(node, (sympy.Sum, sympy.Product)):
+            for _, low, high in node.limits:
+                span = high - low
+                if span.is_number and not (span.is_finite and abs(span) <= _MAX_TERMS):
+                    return a
+    try:
+        value = a.doit()
+    except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError):
+        return a
+    return a if _unevaluated(value) else value
+
+
 def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
     """a is the gold's value, b the answer's."""
+    a = _evaluated_gold(a)
     if _undefined(a) or _undefined(b):
         return False, "undefined-value"
     if _unevaluated(b) and not _unevaluated(a):
@@ -249,6 +274,14 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         if renamed is None:
             return False, "name-mismatch"  # x = 4 is not y = 4; x=2, y=-1 is not x=-1, y=2
         p = renamed
+    if "ratio" in (g.kind, p.kind):
+        from kleval.verify.notations import ratios_equal
+
+        return ratios_equal(g, p), "ratio-proportional"
+    if "congruence" in (g.kind, p.kind):
+        from kleval.verify.notations import congruences_equal
+
+        return congruences_equal(g, p), "congruence-class"
     if g.kind == "family" or p.kind == "family":
         from kleval.verify.families import as_family, families_equal
 

@@ -22,7 +22,7 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.6.0"
+VERIFIER_VERSION = "2.7.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -54,11 +54,25 @@ def _outside(text: str, boxes: list[tuple[int, int, str]]) -> str:
     return "".join(parts) + text[at:]
 
 
+_GOLD_ANSWER_LABEL = re.compile(r"^(?:\\text(?:bf)? ?\{ ?)?(?:the (?:final )?answer is|(?:final )?answer ?:) ?(?:\} ?)?(?=\S)",
+                                re.IGNORECASE)
+
+
+def _without_gold_noise(gold: str) -> str:
+    """class noisy-gold: a dataset's answer label (`\\text{The answer is } 5`, `Answer: 12`) and closing braces
+    left over past the last opened one (`\\frac{3}{4}}`) are not part of the gold's value."""
+    gold = _GOLD_ANSWER_LABEL.sub("", gold.strip())
+    excess = (gold.count("}") - gold.count("\\}")) - (gold.count("{") - gold.count("\\{"))
+    while excess > 0 and gold.endswith("}") and not gold.endswith("\\}"):
+        gold, excess = gold[:-1].rstrip(), excess - 1
+    return gold
+
+
 @functools.lru_cache(maxsize=65536)
 def _gold_span(gold: str, policy: Policy) -> str:
     """A gold given as a whole solution is reduced to its final answer: its box (several adjacent
     boxes are one list), or for a long worded solution the answer the grammar finds in it."""
-    gold = unify_box_commands(gold)  # class box-command-variants: a gold boxed with `\\framebox{}` or `\\bbox{}`
+    gold = _without_gold_noise(unify_box_commands(gold))  # class box-command-variants: `\\framebox{}`, `\\bbox{}`
     if "\\boxed" in gold or "\\fbox" in gold:
         boxes = boxes_with_positions(gold)
         if len(boxes) > 1 and not _PROSE.search(_outside(gold, boxes)):

@@ -49,6 +49,8 @@ FAMILY_SET_BUILDER = re.compile(r"^\\\{ ?(.+?) ?(?:\\mid|\||:) ?([a-zA-Z]) ?\\in
 MAX_SET_MEMBERS = 1000
 
 
+_INTEGER_SET_WORDS = re.compile(r"(?:all |the |any |every )?(?:(even|odd) (?:integers?|numbers?)|integers?|"
+                                r"(?:integer )?multiples of (\d{1,6}))")
 _REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"])}
@@ -177,6 +179,11 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
     import sympy
 
     number = worded_quantity(key)
+    if number is None:  # class roman-numeral: `\\text{XIV}` is 14 (kleval.verify.notations)
+        from kleval.verify.notations import roman_numeral
+
+        roman = roman_numeral(source)
+        number = sympy.Integer(roman) if roman is not None else None
     if number is None:  # class percent-words: "twenty-five percent" is 25 with a percent sign (25\\%)
         percent = re.fullmatch(r"(.+?) ?(?:percent|per cent|%)", key)
         number = number_from_words(percent.group(1)) if percent else None
@@ -193,6 +200,12 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(m.group(1).replace(",", "")), source)
     if key in _REAL_LINE_WORDS:
         return canonicalize("(-\\infty,\\infty)", policy)
+    integers = _INTEGER_SET_WORDS.fullmatch(key)
+    if integers:  # class prose-set: "all even integers" is the family 2k, k an integer
+        k = sympy.Symbol("k")
+        kind, step = integers.group(1), integers.group(2)
+        expr = 2 * k if kind == "even" else 2 * k + 1 if kind == "odd" else int(step) * k if step else k
+        return Canon("family", ("k", (expr,)), source)
     yes_no = re.match(r"^(yes|no)\b(?:[,.;!:]|$)", key)
     if yes_no:  # "Yes, it is possible": the answer is the yes
         return Canon("text", yes_no.group(1), source)

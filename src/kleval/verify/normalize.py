@@ -10,6 +10,7 @@ import re
 import unicodedata
 
 from kleval.verify import dates
+from kleval.verify.angle_forms import cis_to_trig, dms_to_degrees
 from kleval.verify.policy import Policy
 from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
 from kleval.verify.units import answer_unit, compound_quantity, unit_of, unit_ratio
@@ -311,6 +312,7 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = _DOUBLED_BACKSLASH.sub(lambda m: "\\", s)  # `\\frac` from a doubly escaped string is `\frac`
     s = _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), s.strip())  # class quoted-answer
     s = unicode_to_latex(s)
+    s = cis_to_trig(dms_to_degrees(s))  # classes dms-angle and polar-complex (kleval.verify.angle_forms)
     s = strip_delimiters(s) if s.startswith(("$", "\\(", "\\[")) else s
     s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
     s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)

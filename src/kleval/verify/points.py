@@ -34,6 +34,25 @@ def values_at(a: Any, b: Any, symbols: list, point: tuple) -> tuple[complex, com
     return va, vb
 
 
+def breakpoint_points(a: Any, b: Any, dimension: int) -> tuple:
+    """class piecewise: points at and on either side of each numeric breakpoint of a one-variable Piecewise or
+    absolute value (`x \\ge 1`, `|x - 1|`), where two such functions can differ while agreeing elsewhere."""
+    import sympy
+
+    if dimension != 1 or not any(e.has(sympy.Piecewise) for e in (a, b)):
+        return ()
+    cuts = set()
+    for e in (a, b):
+        for relation in e.atoms(sympy.core.relational.Relational):
+            side = relation.rhs if relation.lhs.is_Symbol else relation.lhs if relation.rhs.is_Symbol else None
+            if side is not None and side.is_number and side.is_real:
+                cuts.add(float(side))
+        for node in e.atoms(sympy.Abs):
+            roots = sympy.solve(node.args[0]) if sympy.count_ops(node.args[0]) <= 6 else []
+            cuts.update(float(r) for r in roots if r.is_number and r.is_real)
+    return tuple((c + offset,) for c in sorted(cuts)[:6] for offset in (-0.3183098861, 0.0, 0.3183098861))
+
+
 def _non_real(v: complex) -> bool:
     return abs(v.imag) > _CLOSE * max(1.0, abs(v))
 
@@ -59,6 +78,7 @@ def identical_at_points(a: Any, b: Any) -> bool | None:
     # class step-function-points: floor and ceiling differ only at integers and half-integers (`\lfloor x \rfloor + 1`
     # vs `\lceil x \rceil`, `2\lfloor x \rfloor` vs `\lfloor 2x \rfloor`), which no irrational point hits
     steps = STEP_POINTS if any(e.has(sympy.floor, sympy.ceiling, sympy.frac) for e in (a, b)) else ()
+    steps += breakpoint_points(a, b, len(symbols))
     first = POINTS + steps
     agreed, outside = 0, 0
     for index, point in enumerate(first + DOMAIN_POINTS):

@@ -1,0 +1,185 @@
+"""Notations with a value of their own, read before the LaTeX parser sees them (verifier 2.7.0).
+
+- class ratio: `1:2:3` is a ratio, equal to `2:4:6` (proportional parts), never the division chain
+  (1/2)/3, which made `2:5:3` equal `2:3:5`. A clock time (`12:00`, `9:05`) is never a ratio.
+- class congruence: `x \\equiv 3 \\pmod{7}` is the residue class of 3 modulo 7; `x \\equiv 10 \\pmod 7`
+  names the same class, and the least residue `3` (or `x = 3`) answers it.
+- class finite-family: `e^{2\\pi i k/3},\\ k = 0, 1, 2` (or `3k-1 \\text{ for } k = 1, 2, 3`) is the list of
+  its values at each listed index.
+- class roman-numeral: `\\text{XIV}` is 14 (a canonical numeral, read by the `roman` package, of three or
+  more letters or of I, V and X only: `CD` may name a segment and stays a word).
+- class piecewise: a `cases` environment is a sympy Piecewise, compared by value like any expression.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kleval.verify.canonical import Canon, ParseFailure, canonicalize
+from kleval.verify.policy import Policy
+
+_NUMBER = r"(?:-?\d+(?:\.\d+)?|\\frac\{\d+\}\{\d+\}|\\sqrt\{\d+\})"
+RATIO = re.compile(rf"^{_NUMBER}(?: ?: ?{_NUMBER})+$")
+_CLOCK = re.compile(r"^\d{1,2}:\d{2}$")
+
+_MOD = r"(?:\\pmod ?\{? ?(\d+) ?\}?|\(? ?(?:\\bmod|\\mod|\\text\{ ?mod ?\}|\\mathrm\{ ?mod ?\}|\\operatorname\{ ?mod ?\}|mod)" \
+       r" ?\{? ?(\d+) ?\}? ?\)?)"
+CONGRUENCE = re.compile(rf"^(?:([A-Za-z](?:_\{{?\w+\}}?)?) ?)?\\equiv ?(-?\d+) ?{_MOD}$")
+
+_INDEX_LIST = r"(-?\d+(?: ?, ?-?\d+){1,19})"
+FINITE_FAMILY = re.compile(rf"^(.+?)(?: ?,| ?\\text\{{ ?(?:for|where) ?\}}| for| where) ?([a-z]) ?= ?{_INDEX_LIST}$")
+
+_ROMAN = re.compile(r"^(?:\\(?:text|mathrm|textbf|mathbf) ?\{ ?)?([IVXLCDM]+)(?: ?\})?$")
+
+_CASES = re.compile(r"^\\begin\{cases\}(.*)\\end\{cases\}$", re.DOTALL)
+_CONDITION_WORDS = re.compile(r"^(?:\\text\{ ?(?:if|for|when|,)? ?\}|if |for |when |, )+|\\text\{ ?\}")
+_OTHERWISE = re.compile(r"^(?:\\text\{ ?)?(?:otherwise|else|elsewhere|for all other x)(?: ?\})?\.?$")
+
+
+def ratio(s: str, policy: Policy) -> Canon | None:
+    """The parts of a ratio `a:b:c` (None for anything else, a clock time included)."""
+    if not RATIO.match(s) or _CLOCK.match(s.replace(" ", "")):
+        return None
+    return Canon("ratio", tuple(canonicalize(part.strip(), policy) for part in s.split(":")), s)
+
+
+def ratios_equal(g: Canon, p: Canon) -> bool:
+    """Proportional parts, the same number of them (a two-part ratio also equals its quotient). An answer read
+    as a clock time (`9:15:21`) is a ratio when the gold is one; a gold clock time is never a ratio."""
+    import sympy
+
+    def parts(c: Canon, answer: bool) -> list | None:
+        if c.kind == "ratio":
+            return [x.value for x in c.value]
+        if c.kind == "number":
+            return [c.value, sympy.Integer(1)]
+        if answer and c.kind == "text" and re.fullmatch(r"\d+(?::\d+)+", c.value):
+            return [sympy.Integer(int(x)) for x in c.value.split(":")]
+        return None
+
+    a, b = parts(g, False), parts(p, True)
+    if a is None or b is None or len(a) != len(b) or a[0] == 0 or b[0] == 0:
+        return False
+    return all(sympy.simplify(x * b[0] - a[0] * y) == 0 for x, y in zip(a, b))
+
+
+def congruence(s: str) -> Canon | None:
+    """`x \\equiv a \\pmod{m}` -> Canon("congruence", (a mod m, m), name x)."""
+    m = CONGRUENCE.match(s)
+    if not m:
+        return None
+    modulus = int(m.group(3) or m.group(4))
+    if modulus < 1:
+        return None
+    name = re.sub(r"[\s{}]", "", m.group(1) or "")
+    return Canon("congruence", (int(m.group(2)) % modulus, modulus), s, name=name)
+
+
+def congruences_equal(g: Canon, p: Canon) -> bool:
+    """The same class modulo the same modulus; an integer answers a class when it is its least residue."""
+    import sympy
+
+    if g.kind == "congruence" and p.kind == "congruence":
+        return g.value == p.value
+    klass, number = (g, p) if g.kind == "congruence" else (p, g)
+    residue, modulus = klass.value
+    if number.kind == "family" and len(number.value[1]) == 1:  # `x = 7k + 3, k \in \mathbb{Z}` is the class 3 mod 7
+        expr = sympy.expand(number.value[1][0])
+        k = next((x for x in expr.free_symbols if x.name == number.value[0]), sympy.Symbol(number.value[0]))
+        step, offset = expr.coeff(k, 1), expr.coeff(k, 0)
+        return (sympy.expand(expr - step * k - offset) == 0 and step.is_Integer and offset.is_Integer and abs(int(step)) == modulus
+                and int(offset) % modulus == residue)
+    if number.kind != "number" or not isinstance(number.value, sympy.Integer):
+        return False
+    return 0 <= int(number.value) < modulus and int(number.value) == residue
+
+
+def finite_family(s: str, policy: Policy) -> Canon | None:
+    """`expr, k = 0, 1, 2` -> the list of expr at each k (None unless expr uses k)."""
+    import sympy
+
+    m = FINITE_FAMILY.match(s)
+    if not m:
+        return None
+    body, index = m.group(1).strip().rstrip(","), m.group(2)
+    if not re.search(rf"(?<![A-Za-z\\]){index}(?![A-Za-z])", body):
+        return None
+    try:
+        expression = canonicalize(body, policy)
+    except ParseFailure:
+        return None
+    symbol = sympy.Symbol(index)
+    if expression.kind not in ("expr", "number") or symbol not in expression.value.free_symbols:
+        return None
+    values = []
+    for k in m.group(3).split(","):
+        value = expression.value.xreplace({symbol: sympy.Integer(int(k))})
+        values.append(Canon("number" if value.is_number else "expr", value, s))
+    return Canon("list", tuple(values), s)
+
+
+def roman_numeral(source: str) -> int | None:
+    """The value of a canonical Roman numeral written alone (`XIV`, `\\text{MCMXCIV}`), else None."""
+    import roman
+
+    m = _ROMAN.match(source.strip())
+    if not m or not (len(m.group(1)) >= 3 or set(m.group(1)) <= set("IVX")) or len(m.group(1)) < 2:
+        return None
+    try:
+        return roman.fromRoman(m.group(1))
+    except roman.InvalidRomanNumeralError:
+        return None
+
+
+def piecewise(s: str, policy: Policy) -> Canon | None:
+    """A `cases` environment as a sympy Piecewise of its rows (`value & condition`)."""
+    import sympy
+
+    m = _CASES.match(s.strip())
+    if not m:
+        return None
+    pieces: list[tuple[Any, Any]] = []
+    for row in re.split(r"\\\\", m.group(1)):
+        if not row.strip():
+            continue
+        value, _, condition = row.partition("&")
+        value = value.strip().rstrip(",").strip()
+        condition = _CONDITION_WORDS.sub("", condition.strip()).strip().rstrip(".,;").strip()
+        canon = canonicalize(value, policy)
+        if canon.kind not in ("number", "expr"):
+            raise ParseFailure("a cases row whose value is not an expression")
+        if _OTHERWISE.match(condition) or not condition:
+            pieces.append((canon.value, sympy.true))
+            continue
+        relation = canonicalize(condition, policy)
+        if relation.kind != "relation":
+            raise ParseFailure(f"a cases row whose condition is not a relation: {condition[:40]!r}")
+        pieces.append((canon.value, relation.value))
+    if not pieces:
+        raise ParseFailure("an empty cases environment")
+    try:
+        return Canon("expr", sympy.Piecewise(*pieces), s)
+    except (TypeError, ValueError) as exc:
+        raise ParseFailure(f"cases that do not form a function: {exc}") from exc
+
+
+_NAMED_CASES = re.compile(r"^(?:((?:[A-Za-z]|\\[a-zA-Z]+)(?:\([a-z]\))?) ?= ?)?(\\begin\{cases\}.*\\end\{cases\})$", re.DOTALL)
+
+
+def special_form(s: str, policy: Policy) -> Canon | None:
+    """The canonical value of a ratio, congruence, cases environment or finite family, else None."""
+    from dataclasses import replace
+
+    if "\\begin{cases}" in s:
+        m = _NAMED_CASES.match(s)
+        canon = piecewise(m.group(2), policy) if m else None
+        if canon is not None and m.group(1):
+            return replace(canon, name=re.sub(r"\s", "", m.group(1)), named=s)
+        return canon
+    if "\\equiv" in s:
+        return congruence(s)
+    if ":" in s:
+        return ratio(s, policy)
+    if "=" in s:
+        return finite_family(s, policy)
+    return None
