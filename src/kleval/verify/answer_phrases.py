@@ -119,7 +119,11 @@ def last_answer_phrase(region: str) -> Statement | None:
             continue  # class format-instruction: "The answer should be an integer." (an echoed prompt) states no value
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())
-        return Statement(value, "answer-phrase", offset + m.start(), offset + end) if value else None
+        # class hypothetical-answer: "If each bus made 2 trips, the answer would be 900." varies the problem; it
+        # answers only when nothing else is stated (kleval.verify.grammar prefers any other statement)
+        hypothetical = stated.endswith("would be") and re.match(r"\W{0,4}if\b", tail[start : m.start()], re.IGNORECASE)
+        how = "hypothetical-answer-phrase" if hypothetical else "answer-phrase"
+        return Statement(value, how, offset + m.start(), offset + end) if value else None
     return None
 
 

@@ -212,7 +212,8 @@ def _simplify_relation_text(s: str) -> str:
     if re.search(r"=.*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
         s = s[: s.index("\\approx")].strip()
     s = s.replace("\\approx", "=")
-    m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(.+)$", s)
+    # `x \in [1,2]`; class tuple-membership: `(m,n) \in \{(6,3), (9,3)\}` is that set of pairs
+    m = re.match(r"^(?:[A-Za-z](?:_\{?\w+\}?)?|\( ?[A-Za-z](?: ?, ?[A-Za-z])+ ?\))\s*\\in\s*(.+)$", s)
     if m:
         return m.group(1).strip()
     if len(split_top_level(s)) > 1:
@@ -384,7 +385,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", fast, s)
     if s in ("\\emptyset", "\\{\\}", "\\{ \\}"):
         return Canon("set", (), s)
-    if _WORDS_RE.match(s) and len(s) > 1 and not re.fullmatch(r"[a-z]\w?", s):
+    # class letter-terms: single letters joined by minus signs (`p - q`, `x - y - z`) are math, not words
+    if _WORDS_RE.match(s) and len(s) > 1 and not re.fullmatch(r"[a-z]\w?|[A-Za-z](?: ?- ?[A-Za-z])+", s):
         return forms.text_value(text_key(s, policy), s, policy)  # "three hundred" is a number, "even" a word
     bare_words = re.sub(r"\\(?:begin|end|operatorname|mathrm|text)\{[^{}]*\}", " ", s)
     prose = [w for w in re.findall(r"(?<![\\A-Za-z])[A-Za-z]{3,}", bare_words) if w.lower() not in _FUNCTION_WORDS]

@@ -64,6 +64,8 @@ ASIDE = re.compile(
     r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
     r"|makes sense|excludes|ignores|counts)\b"
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
+    # class hypothetical-answer: "If each bus made 2 trips, the answer would be 900." varies the problem
+    r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:the )?(?:final )?answer would (?:be|have been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
     r"|[✓✔]\W*$"

@@ -16,7 +16,7 @@ from kleval.verify.decimals import (
     float_precision_decimal,
     float_precision_places,
 )
-from kleval.verify.families import renamed_parameter
+from kleval.verify.families import renamed_constant, renamed_parameter
 from kleval.verify.points import identical_at_points, proportional
 from kleval.verify.policy import Policy
 
@@ -331,6 +331,9 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         renamed = None if ok else renamed_parameter(g.value, p.value)
         if renamed is not None:  # class parameter-renamed: `\frac{\pi}{2} + n\pi` vs `\frac{\pi}{2} + k\pi`
             ok, rule = _exprs_equal(g.value, renamed, policy)[0], "parameter-renamed"
+        renamed = None if ok else renamed_constant(g.value, p.value)
+        if renamed is not None:  # class integration-constant: `\frac{C}{x^2}` vs `c x^{-2}`
+            ok, rule = _exprs_equal(g.value, renamed, policy)[0], "constant-renamed"
         if not ok and policy.percent_scaling and g.value.is_number and p.value.is_number:
             scaled = any(_numbers_equal(g.value * f, p.value, policy) for f in (100, sympy.Rational(1, 100)))
             return scaled, "percent-scaling"

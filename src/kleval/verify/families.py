@@ -101,3 +101,24 @@ def renamed_parameter(gold: Any, pred: Any) -> Any | None:
         return None
     return pred.xreplace({p: g})
 
+
+
+# class integration-constant: the letters an arbitrary constant of integration is written with
+CONSTANT_LETTERS = {"c", "C", "K", "c_1", "C_1", "c_{1}", "C_{1}", "c_0", "C_0", "c_{0}", "C_{0}"}
+
+
+def renamed_constant(gold: Any, pred: Any) -> Any | None:
+    """`pred` with its arbitrary constant renamed to the gold's, when the two differ in exactly one symbol on
+    each side and both are constant letters (`\\frac{C}{x^2}` against `c x^{-2}`, `+ K` against `+ C`): the
+    constant is arbitrary, so its name carries no meaning; None otherwise."""
+    import sympy
+
+    if not (isinstance(gold, sympy.Basic) and isinstance(pred, sympy.Basic)):
+        return None
+    only_gold, only_pred = gold.free_symbols - pred.free_symbols, pred.free_symbols - gold.free_symbols
+    if len(only_gold) != 1 or len(only_pred) != 1:
+        return None
+    (g,), (p,) = only_gold, only_pred
+    if g.name not in CONSTANT_LETTERS or p.name not in CONSTANT_LETTERS:
+        return None
+    return pred.xreplace({p: g})

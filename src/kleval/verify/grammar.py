@@ -195,7 +195,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
                               foreign_answer_phrase(region), go_with_statement(region)) if s]
     if statements:
-        last = max(statements, key=lambda s: s.start)
+        committed = [s for s in statements if s.how != "hypothetical-answer-phrase"]
+        last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         if last.end >= 0 and RETRACTION.search(region[last.end :]):
@@ -227,12 +228,18 @@ _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine
                             r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
 
 
+_ADDITION = re.compile(r" ?\((?:and|plus|with|also|as well as)\b[^()]{1,80}\) ?[.!]?$", re.IGNORECASE)
+
+
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
     if span is None and how.startswith("the answer line is empty"):
         return None, how
     if span is not None and re.search(r"\d", span):
+        # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer
+        main_part = _ADDITION.sub("", span)
+        span = main_part if re.search(r"\d", main_part) else span
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
             bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])
             if bold is not None:
