@@ -173,3 +173,21 @@ def conclusion(region: str) -> Statement | None:
         if RETRACTION.search(sentence):
             break
     return None
+
+
+# class no-solution-sentence: a final sentence that says there is no solution ("..., so the system is inconsistent and
+# has no solution.", "There are no real roots.") answers with the empty set; "no solution other than x = 0" does not
+_NO_SOLUTION = re.compile(r"\b(?:has|have|there (?:is|are|exists?)|admits?|with|yields?|gives?) no (?:real |integer |positive "
+                          r"|integral |such |possible |valid )?(?:solutions?|roots?|zeros?|values?)\b"
+                          r"(?![^.!?\n]*\b(?:but|except|other than|besides|apart from)\b)[^.!?\n$\\]{0,60}[.!]?\s*$",
+                          re.IGNORECASE)
+
+
+def no_solution_statement(region: str) -> Statement | None:
+    """The empty set, when the completion's final sentence says there is no solution."""
+    tail = region.rstrip()[-400:]
+    sentences = split_sentences(tail)
+    last = sentences[-1] if sentences else ""
+    if not _NO_SOLUTION.search(last) or re.search(r"\bnot\b|n't\b|\?", last):
+        return None
+    return Statement("no solution", "no-solution-sentence", len(region) - len(tail) + tail.rfind(last))

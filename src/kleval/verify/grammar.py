@@ -43,7 +43,7 @@ from kleval.verify.commitment import (
     is_aside,
     unclosed_think,
 )
-from kleval.verify.conclusions import conclusion
+from kleval.verify.conclusions import conclusion, no_solution_statement
 from kleval.verify.extract import (
     boxes_with_positions,
     compact_whitespace,
@@ -52,6 +52,7 @@ from kleval.verify.extract import (
     unify_box_commands,
 )
 from kleval.verify.glued import standalone
+from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.sentence_values import HEDGED, split_sentences
 from kleval.verify.short_statement import short_statement
@@ -211,6 +212,13 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return drop_restatement(last.span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
+    empty = no_solution_statement(region)
+    if empty is not None:
+        return empty.span, empty.how
+    last_line = region.rstrip()[-300:].split("\n")[-1]
+    difference = real_line_except(last_line) if "real" in last_line else None
+    if difference is not None:  # class prose-set: "The domain is all real numbers except $2$."
+        return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
                    else (bold_final_line, yes_no_opening, conclusion, bare_answer)):

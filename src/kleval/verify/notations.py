@@ -176,6 +176,9 @@ def special_form(s: str, policy: Policy) -> Canon | None:
         if canon is not None and m.group(1):
             return replace(canon, name=re.sub(r"\s", "", m.group(1)), named=s)
         return canon
+    if "except" in s or "other than" in s:
+        difference = real_line_except(s)
+        return canonicalize(difference, policy) if difference else None
     if "\\equiv" in s:
         return congruence(s)
     if ":" in s:
@@ -183,3 +186,23 @@ def special_form(s: str, policy: Policy) -> Canon | None:
     if "=" in s:
         return finite_family(s, policy)
     return None
+
+
+# class prose-set: "all real numbers except 2" (also "every real x other than -1 and 3", `\text{all reals except } 2`)
+# is the real line without those points, written for kleval.verify.forms.set_difference
+_EXCEPT_VALUE = r"(?:\$[^$]{1,40}\$|-?\d+(?:\.\d+)?|[a-z] ?= ?-?\d+)"
+_REAL_LINE_EXCEPT = re.compile(
+    r"(?:\\text\{ ?)?\b(?:all|every|any) real (?:numbers?|values?(?: of [a-z])?|x|reals?|\$[a-z]\$)(?: [a-z])? (?:except|other than|besides|"
+    rf"apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})",
+    re.IGNORECASE)
+_REALS_WORD = re.compile(r"\b(?:all|every|any) reals? (?:except|other than) ", re.IGNORECASE)
+
+
+def real_line_except(text: str) -> str | None:
+    """`(-\\infty,\\infty) \\setminus \\{2, -2\\}` for "all real numbers except 2 and -2", else None."""
+    m = _REAL_LINE_EXCEPT.search(_REALS_WORD.sub("all real numbers except ", text))
+    if m is None:
+        return None
+    values = re.findall(_EXCEPT_VALUE, m.group(1))
+    points = [re.sub(r"^[a-z] ?= ?", "", v.strip("$").strip()) for v in values]
+    return "(-\\infty,\\infty) \\setminus \\{" + ", ".join(points) + "\\}"
