@@ -15,7 +15,7 @@ from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
-from kleval.verify.statements import json_answer
+from kleval.verify.statements import answer_tag, json_answer
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
@@ -104,6 +104,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, end, content in boxes_with_positions(region)[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
+    tagged = answer_tag(region)  # class choice-answer-tag: R1-style "<think>...</think>\n<answer>A</answer>"
+    if tagged is not None and (m := re.fullmatch(rf"\(?([{letters}])\)?(?:[.:)] ?.*)?", tagged.span.strip(), re.DOTALL)):
+        closing = region.find("</answer>", tagged.start)
+        statements.append((tagged.start, m.group(1), "answer-tag", closing + 9 if closing >= 0 else len(region)))
     structured = json_answer(region)  # class json-answer: {"answer": "B", "explanation": "..."}
     if structured is not None and (m := re.fullmatch(rf"\(?([{letters}])\)?\.?", structured.span)):
         statements.append((structured.start, m.group(1), "json-answer", structured.end))
