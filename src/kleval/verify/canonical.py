@@ -229,7 +229,7 @@ def _simplify_relation_text(s: str) -> str:
     return s
 
 
-_NAME = r"(?:[A-Za-z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?|\^\{-1\})?(?:\([^()=]*\))?"
+_NAME = r"(?:[A-Za-z]|\\(?:vec|mathbf|overrightarrow|boldsymbol) ?\{? ?[a-zA-Z] ?\}?|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?|\^\{-1\})?(?:\([^()=]*\))?"
 _NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))$")
 
 
