@@ -44,8 +44,41 @@ def smollm2_gguf() -> Path:
 
 
 @pytest.fixture(scope="session")
-def smollm2_dir(smollm2_gguf) -> Path:
-    """The converted transformers directory (converted on first use, ~20-60 s)."""
-    from kleval.models import convert_gguf
+def smollm2_conversion(smollm2_gguf) -> tuple[Path, str | None]:
+    """(the converted transformers directory, what its conversion printed). Converted on first use (~20-60 s),
+    quietly, with everything written to the stdout and stderr file descriptors recorded, so that the
+    quiet-conversion test checks this conversion instead of running a second one; None on a warm cache."""
+    import contextlib
+    import sys
+    import tempfile
 
-    return convert_gguf(smollm2_gguf)
+    from kleval.models import convert_gguf
+    from kleval.models.gguf import cached_entry, file_sha256
+
+    if cached_entry(file_sha256(smollm2_gguf)) is not None:
+        return convert_gguf(smollm2_gguf, quiet=True), None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    # both levels: Python writes (tqdm, print) go to sys.stdout / sys.stderr, which pytest replaces; C-level
+    # writes go to file descriptors 1 and 2
+    with tempfile.TemporaryFile(mode="w+b") as raw, tempfile.TemporaryFile(mode="w+", encoding="utf-8") as text:
+        try:
+            for fd in (1, 2):
+                os.dup2(raw.fileno(), fd)
+            with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+                converted = convert_gguf(smollm2_gguf, quiet=True)
+        finally:
+            for fd, copy in saved.items():
+                os.dup2(copy, fd)
+                os.close(copy)
+        raw.seek(0)
+        text.seek(0)
+        printed = raw.read().decode("utf-8", "replace") + text.read()
+    return converted, printed
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir(smollm2_conversion) -> Path:
+    """The converted transformers directory."""
+    return smollm2_conversion[0]
