@@ -133,11 +133,17 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     before_line = region[: final_line.start()].rstrip().rsplit("\n", 1)[-1] if final_line else ""
     if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line):
         statements.append((final_line.start() + 1, final_line.group(1), "final-line-letter", len(region)))
-    bare = re.fullmatch(rf"\(?([{letters}])(?:[).:](?: .{{0,300}})?)?", compact_whitespace(region).strip(), re.DOTALL)
+    # (class choice-opening-option: also "Option H — total revenue equals total cost." and an explanation after it)
+    bare = re.fullmatch(rf"(?:(?:option|choice) )?\(?([{letters}])(?:(?:[).:]| ?[—–-])(?: .{{0,300}})?)?",
+                        compact_whitespace(region).strip(), re.DOTALL | re.IGNORECASE)
+    bare = bare if bare is None or bare.group(1) in letters else None
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
         statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"
-    if len(phrases) >= 4 and len({p[1] for p in phrases[-4:]}) >= 3:
-        return None, f"conflicting answers {[p[1] for p in phrases[-4:]]} (a repetition loop), not graded as a guess"
+    # a repetition loop states the answer again and again with other letters; weighing the options one by one ("so A
+    # is true ... so C is true", then "**Answer: B**") is not one (class choice-option-review)
+    stated = [p for p in phrases if p[2] == "answer-phrase" and not re.match(r"[(\[]?[A-Z][)\]]? is ", region[p[0] : p[3]])]
+    if len(stated) >= 4 and len({p[1] for p in stated[-4:]}) >= 3:
+        return None, f"conflicting answers {[p[1] for p in stated[-4:]]} (a repetition loop), not graded as a guess"
     if statements:
         _, letter, how, end = max(statements, key=lambda s: s[0])
         after = region[end:]

@@ -166,6 +166,9 @@ def verify(
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
+    if chosen.choice_letters and re.fullmatch(r"\(?[1-9]\)?", gold.strip()):
+        # class choice-digit-labels: ARC-Challenge labels some items' options 1-4 (answerKey "2"): the digits are the labels
+        chosen = chosen.with_(choice_letters="123456789")
     span, how = _find_span(completion or "", chosen)
     if chosen.choice_letters:
         if span is None:

@@ -25,8 +25,14 @@ def compact_whitespace(text: str) -> str:
 _BOX_VARIANT = re.compile(r"\\(?:framebox|bbox)(?![A-Za-z])(?:\[[^\[\]\n]{0,80}\]){0,2} ?(?=\{)")
 
 
+# class box-lost-backslash: a box whose backslash a log or an escaping step dropped (`<boxed{117}`, ` boxed{117}`) is a box
+_BARE_BOXED = re.compile(r"(?<![\\A-Za-z])boxed ?\{")
+
+
 def unify_box_commands(text: str) -> str:
-    """`text` with every `\\framebox[..]{` and `\\bbox[..]{` written as `\\fbox{`."""
+    """`text` with every `\\framebox[..]{` and `\\bbox[..]{` written as `\\fbox{`, and `boxed{` as `\\boxed{`."""
+    if "boxed" in text and _BARE_BOXED.search(text):
+        text = _BARE_BOXED.sub(lambda m: "\\boxed{", text)
     if "\\framebox" not in text and "\\bbox" not in text:
         return text
     return _BOX_VARIANT.sub(lambda m: "\\fbox", text)

@@ -236,6 +236,7 @@ _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine
                             r"|\bno way to (?:know|tell)\b", re.IGNORECASE)
 
 
+_CALENDAR_DATE = re.compile(r"(?<![\d/.-])(?:\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2})(?![\d/])")
 _ADDITION = re.compile(r" ?\((?:and|plus|with|also|as well as)\b[^()]{1,80}\) ?[.!]?$", re.IGNORECASE)
 
 
@@ -260,7 +261,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
         lines.pop()
     if lines:
-        lines[-1] = without_closing_asides(lines[-1])
+        # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
+        lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
     if lines and (HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None

@@ -37,8 +37,9 @@ _UNIT_WORDS = (
     r"(?:\^\{?[23]\}?|\^\{?-?1\}?)?"
 )
 _TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
+# (class unit-exponent: a unit with a negative or inner exponent, `\\text{s}^{-1}`, `\\mathrm{m\\,s^{-1}}`, `\\text{ m s}^{-2}`)
 _TRAILING_TEXT_BLOCK = re.compile(
-    r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm) ?\{[^{}]*\} ?(?:\^\{?[23]\}?)? ?$")
+    r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm) ?\{[^{}]*(?:\{[^{}]*\}[^{}]*)?\} ?(?:\^\{?-?[1-4]\}?)? ?$")
 # Upright constants are math, not units: \mathrm{i} is the imaginary unit, \mathrm{e} Euler's number.
 _UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{ ?([ie]) ?\}")
 # Bold or upright *math* (a digit or a command inside) is the math itself: \mathbf{\frac{2}{5}}.
