@@ -176,6 +176,8 @@ def special_form(s: str, policy: Policy) -> Canon | None:
         if canon is not None and m.group(1):
             return replace(canon, name=re.sub(r"\s", "", m.group(1)), named=s)
         return canon
+    if "permutations" in s:
+        return permutations_of(s, policy)
     if "except" in s or "other than" in s:
         difference = real_line_except(s)
         return canonicalize(difference, policy) if difference else None
@@ -206,3 +208,25 @@ def real_line_except(text: str) -> str | None:
     values = re.findall(_EXCEPT_VALUE, m.group(1))
     points = [re.sub(r"^[a-z] ?= ?", "", v.strip("$").strip()) for v in values]
     return "(-\\infty,\\infty) \\setminus \\{" + ", ".join(points) + "\\}"
+
+
+_PERMUTED_TUPLE = re.compile(r"^\\text\{ ?all permutations of ?\} ?(\(.+\))$")
+
+
+def permutations_of(s: str, policy: Policy) -> Canon | None:
+    """class permutations-of-tuple: `\\text{all permutations of } (1,2,3)` is the list of its distinct orderings."""
+    import itertools
+
+    m = _PERMUTED_TUPLE.match(s)
+    if m is None:
+        return None
+    base = canonicalize(m.group(1), policy)
+    if base.kind != "seq" or not 2 <= len(base.value) <= 6:
+        return None
+    seen, orderings = set(), []
+    for order in itertools.permutations(base.value):
+        key = tuple(c.show() for c in order)
+        if key not in seen:
+            seen.add(key)
+            orderings.append(Canon("seq", tuple(order), s, base.brackets))
+    return Canon("list", tuple(orderings), s)

@@ -31,7 +31,9 @@ _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|t
             r"indeed|still|equal to|given by|found to be|the following")
 _COPULA_AT_END = re.compile(rf"(?:\b(?:is|are|was|were|equals|be|becomes|gives|yields|get|gets|obtain|it's|remains"
                             rf"|measures|totals|lands on|falls on|(?:find|finds|found|conclude|see|have) that"
-                            rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to)"
+                            rf"|(?:works?|comes?) (?:out )?to|amounts? to|adds? up to"
+                            # class characterizing-condition: "... exactly when $k < -5$", "... if and only if $n$ is odd"
+                            rf"|(?:exactly|precisely|only) (?:when|if|for)|if and only if|iff)"
                             rf"|=|:|\\approx)(?: (?:{_FILLERS}))*[ ,:]*$", re.IGNORECASE)
 # "17 is the answer.", "The perimeter, 34 cm, is what we wanted" (the value, a unit word at most, then the claim)
 _NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\d[\d,]*(?:\.\d+)?)(?=(?: [a-z]{1,8}){0,2},? ?(?:is|are) "
@@ -62,6 +64,11 @@ def outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
     return " ".join([*pieces, s[at:]])
 
 
+# class permutations-of-tuple: "the solutions are $(1,2,3)$ and all of its permutations" (OlympiadBench golds list them)
+_PERMUTATIONS = re.compile(r" ?,? (?:and|together with|along with|plus) (?:all|every one)? ?(?:of )?(?:its|their|the) (?:other )?"
+                           r"permutations(?: of (?:it|them|these|this))?$", re.IGNORECASE)
+
+
 def value_ending(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with after a copula (`... is \\(108\\) cubic units.`), or None; a date that
     ends the sentence is read whole."""
@@ -78,6 +85,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
+    permuted = _PERMUTATIONS.search(s)
+    if blocks and permuted and blocks[-1][1] == permuted.start():  # class permutations-of-tuple
+        return f"\\text{{all permutations of }} {blocks[-1][2]}"
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
         return number_is_answer.group(1)
