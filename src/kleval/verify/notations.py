@@ -9,6 +9,8 @@
 - class roman-numeral: `\\text{XIV}` is 14 (a canonical numeral, read by the `roman` package, of three or
   more letters or of I, V and X only: `CD` may name a segment and stays a word).
 - class piecewise: a `cases` environment is a sympy Piecewise, compared by value like any expression.
+- class prose-set (2.8.0): "all real numbers except 2" is the real line without that point.
+- class permutations-of-tuple (2.9.0): `\\text{all permutations of } (1,2,3)` is the list of its orderings.
 """
 from __future__ import annotations
 
@@ -195,7 +197,7 @@ def special_form(s: str, policy: Policy) -> Canon | None:
 _EXCEPT_VALUE = r"(?:\$[^$]{1,40}\$|-?\d+(?:\.\d+)?|[a-z] ?= ?-?\d+)"
 _REAL_LINE_EXCEPT = re.compile(
     r"(?:\\text\{ ?)?\b(?:all|every|any) real (?:numbers?|values?(?: of [a-z])?|x|reals?|\$[a-z]\$)(?: [a-z])? (?:except|other than|besides|"
-    rf"apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})",
+    rf"apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})(?= ?[.!]? *$)",
     re.IGNORECASE)
 _REALS_WORD = re.compile(r"\b(?:all|every|any) reals? (?:except|other than) ", re.IGNORECASE)
 
