@@ -55,8 +55,9 @@ def smollm2_conversion(smollm2_gguf) -> tuple[Path, str | None]:
     from kleval.models import convert_gguf
     from kleval.models.gguf import cached_entry, file_sha256
 
-    if cached_entry(file_sha256(smollm2_gguf)) is not None:
-        return convert_gguf(smollm2_gguf, quiet=True), None
+    cached = cached_entry(file_sha256(smollm2_gguf))
+    if cached is not None:
+        return cached, None
     sys.stdout.flush()
     sys.stderr.flush()
     saved = {fd: os.dup(fd) for fd in (1, 2)}

@@ -46,21 +46,13 @@ def cis_to_trig(s: str) -> str:
     """`2\\operatorname{cis} 60^\\circ` -> `2(\\cos(60^\\circ) + i\\sin(60^\\circ))`."""
     if "cis" not in s:
         return s
-
-    def rewrite(m: re.Match) -> str:
-        argument = _CIS_ARGUMENT.match(s, m.end())
-        body = argument.group(1).strip() if argument else ""
-        if not body:
-            return m.group(0)
-        body = body[1:-1] if body[0] in "({" else body
-        return f"(\\cos({body}) + i\\sin({body}))"
-
     out, at = [], 0
     for m in _CIS.finditer(s):
         argument = _CIS_ARGUMENT.match(s, m.end())
-        if argument is None or not argument.group(1).strip():
+        body = argument.group(1).strip() if argument else ""
+        if not body:
             continue
-        out.append(s[at : m.start()])
-        out.append(rewrite(m))
+        body = body[1:-1] if body[0] in "({" else body
+        out.append(f"{s[at : m.start()]}(\\cos({body}) + i\\sin({body}))")
         at = argument.end()
     return "".join(out) + s[at:]

@@ -8,7 +8,7 @@ from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
 from kleval.verify.conclusions import negated, sentence_value
 from kleval.verify.extract import clean_span, math_blocks
-from kleval.verify.sentence_values import HEDGED, NEGATION, outside_math, value_ending
+from kleval.verify.sentence_values import HEDGED, NEGATION, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
 
 BARE_MAX_CHARS = 200
@@ -71,9 +71,8 @@ def bare_answer(region: str) -> Statement | None:
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
         if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined:
             value = joined_math(text, from_start=False)
-            permuted = value and "permutations" in text and value_ending(text, True)  # class permutations-of-tuple: "... $(2,2,3)$ and its permutations."
-            if permuted and permuted.startswith("\\text{all permutations of }"):
-                return Statement(permuted, "bare-math", 0)
+            # class permutations-of-tuple: "... $(2,2,3)$ and its permutations." answers every ordering
+            value = value and (permutations_value(text.rstrip(".! ")) or value)
             return Statement(value, "bare-math", 0) if value else None
         return None  # class bare-math-with-prose: blocks with prose between them are a sentence, not an answer
     # class glued-connective: whitespace-stripped "W(x)=1orW(x)=-1" is "W(x)=1 or W(x)=-1"

@@ -148,7 +148,7 @@ def _exprs_equal(a: Any, b: Any, policy: Policy) -> tuple[bool, str]:
     return bool(sympy.simplify(a - b) == 0), "sympy-simplify"
 
 
-def _same_solutions(da: Any, db: Any) -> bool:
+def _same_solutions(da: Any, db: Any, policy: Policy) -> bool:
     """class implicit-curve: two small equations in the same two or three variables are the same curve when,
     solved for each variable in turn, they give the same solutions (`xy = 1` and `y = \\frac{1}{x}`); solving for
     every variable keeps a lost branch visible (`x^2 = xy` also has x = 0, so it is not `x = y`)."""
@@ -160,32 +160,11 @@ def _same_solutions(da: Any, db: Any) -> bool:
     try:
         for symbol in sorted(symbols, key=lambda x: x.name):
             ra, rb = sympy.solve(da, symbol), sympy.solve(db, symbol)
-            if not ra or len(ra) != len(rb) or len(ra) > 4:
-                return False
-            if not _match_values(ra, rb):
+            if not ra or len(ra) > 4 or not _paired(ra, rb, lambda x, y: _exprs_equal(x, y, policy)[0]):
                 return False
     except (NotImplementedError, TypeError, ValueError, AttributeError, RecursionError):
         return False
     return True
-
-
-def _match_values(ra: list, rb: list) -> bool:
-    remaining = list(rb)
-    for x in ra:
-        for j, y in enumerate(remaining):
-            same = identical_at_points(x, y) if (x.free_symbols or y.free_symbols) else sympy_equal(x, y)
-            if same:
-                del remaining[j]
-                break
-        else:
-            return False
-    return True
-
-
-def sympy_equal(x: Any, y: Any) -> bool:
-    import sympy
-
-    return bool(sympy.simplify(x - y) == 0)
 
 
 def _as_set(c: Canon) -> Any | None:
@@ -218,18 +197,23 @@ def _as_set(c: Canon) -> Any | None:
     return None
 
 
-def _match_unordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -> bool:
+def _paired(a, b, same) -> bool:
+    """Whether every member of a has its own member of b with same(x, y), and none of b is left over."""
     if len(a) != len(b):
         return False
     remaining = list(b)
     for x in a:
         for j, y in enumerate(remaining):
-            if equal(x, y, policy)[0]:
+            if same(x, y):
                 del remaining[j]
                 break
         else:
             return False
     return True
+
+
+def _match_unordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -> bool:
+    return _paired(a, b, lambda x, y: equal(x, y, policy)[0])
 
 
 def _match_ordered(a: tuple[Canon, ...], b: tuple[Canon, ...], policy: Policy) -> bool:
@@ -383,7 +367,7 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         if isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq):
             da, db = a.lhs - a.rhs, b.lhs - b.rhs
             same = _exprs_equal(da, db, policy)[0] or _exprs_equal(da, -db, policy)[0] or proportional(da, db)
-            if not same and _same_solutions(da, db):
+            if not same and _same_solutions(da, db, policy):
                 return True, "equation-solved-forms"
             return same, "equation-difference"
         sa, sb = _as_set(g), _as_set(p)

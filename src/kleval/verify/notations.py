@@ -19,6 +19,7 @@ from typing import Any
 
 from kleval.verify.canonical import Canon, ParseFailure, canonicalize
 from kleval.verify.policy import Policy
+from kleval.verify.sentence_values import PERMUTATIONS_OF
 
 _NUMBER = r"(?:-?\d+(?:\.\d+)?|\\frac\{\d+\}\{\d+\}|\\sqrt\{\d+\})"
 RATIO = re.compile(rf"^{_NUMBER}(?: ?: ?{_NUMBER})+$")
@@ -89,8 +90,8 @@ def congruences_equal(g: Canon, p: Canon) -> bool:
         expr = sympy.expand(number.value[1][0])
         k = next((x for x in expr.free_symbols if x.name == number.value[0]), sympy.Symbol(number.value[0]))
         step, offset = expr.coeff(k, 1), expr.coeff(k, 0)
-        return (sympy.expand(expr - step * k - offset) == 0 and step.is_Integer and offset.is_Integer and abs(int(step)) == modulus
-                and int(offset) % modulus == residue)
+        linear = sympy.expand(expr - step * k - offset) == 0 and step.is_Integer and offset.is_Integer
+        return linear and abs(int(step)) == modulus and int(offset) % modulus == residue
     if number.kind != "number" or not isinstance(number.value, sympy.Integer):
         return False
     return 0 <= int(number.value) < modulus and int(number.value) == residue
@@ -125,10 +126,11 @@ def roman_numeral(source: str) -> int | None:
     import roman
 
     m = _ROMAN.match(source.strip())
-    if not m or not (len(m.group(1)) >= 3 or set(m.group(1)) <= set("IVX")) or len(m.group(1)) < 2:
-        return None
+    numeral = m.group(1) if m else ""
+    if len(numeral) < 2 or (len(numeral) == 2 and not set(numeral) <= set("IVX")):
+        return None  # one letter is a variable or an option; `CD`, `LX` may name a segment
     try:
-        return roman.fromRoman(m.group(1))
+        return roman.fromRoman(numeral)
     except roman.InvalidRomanNumeralError:
         return None
 
@@ -196,15 +198,15 @@ def special_form(s: str, policy: Policy) -> Canon | None:
 # is the real line without those points, written for kleval.verify.forms.set_difference
 _EXCEPT_VALUE = r"(?:\$[^$]{1,40}\$|-?\d+(?:\.\d+)?|[a-z] ?= ?-?\d+)"
 _REAL_LINE_EXCEPT = re.compile(
-    r"(?:\\text\{ ?)?\b(?:all|every|any) real (?:numbers?|values?(?: of [a-z])?|x|reals?|\$[a-z]\$)(?: [a-z])? (?:except|other than|besides|"
-    rf"apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})(?= ?[.!]? *$)",
+    r"(?:\\text\{ ?)?\b(?:all|every|any) real(?:s| (?:numbers?|values?(?: of [a-z])?|x|\$[a-z]\$))(?: [a-z])? (?:except|other than"
+    rf"|besides|apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})"
+    r"(?= ?[.!]? *$)",
     re.IGNORECASE)
-_REALS_WORD = re.compile(r"\b(?:all|every|any) reals? (?:except|other than) ", re.IGNORECASE)
 
 
 def real_line_except(text: str) -> str | None:
     """`(-\\infty,\\infty) \\setminus \\{2, -2\\}` for "all real numbers except 2 and -2", else None."""
-    m = _REAL_LINE_EXCEPT.search(_REALS_WORD.sub("all real numbers except ", text))
+    m = _REAL_LINE_EXCEPT.search(text)
     if m is None:
         return None
     values = re.findall(_EXCEPT_VALUE, m.group(1))
@@ -212,7 +214,7 @@ def real_line_except(text: str) -> str | None:
     return "(-\\infty,\\infty) \\setminus \\{" + ", ".join(points) + "\\}"
 
 
-_PERMUTED_TUPLE = re.compile(r"^\\text\{ ?all permutations of ?\} ?(\(.+\))$")
+_PERMUTED_TUPLE = re.compile(rf"^{re.escape(PERMUTATIONS_OF.strip())} ?(\(.+\))$")
 
 
 def permutations_of(s: str, policy: Policy) -> Canon | None:

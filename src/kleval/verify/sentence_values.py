@@ -65,8 +65,22 @@ def outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
 
 
 # class permutations-of-tuple: "the solutions are $(1,2,3)$ and all of its permutations" (OlympiadBench golds list them)
+# is written `\\text{all permutations of } (1,2,3)`, which kleval.verify.notations reads as the list of orderings
+PERMUTATIONS_OF = "\\text{all permutations of } "
 _PERMUTATIONS = re.compile(r" ?,? (?:and|together with|along with|plus) (?:all|every one)? ?(?:of )?(?:its|their|the) (?:other )?"
                            r"permutations(?: of (?:it|them|these|this))?$", re.IGNORECASE)
+
+
+def permutations_value(s: str, blocks: list[tuple[int, int, str]] | None = None) -> str | None:
+    """class permutations-of-tuple: the value of a text ending "$(1,2,3)$ and all of its permutations"
+    (read by kleval.verify.notations.permutations_of), else None."""
+    permuted = _PERMUTATIONS.search(s) if "permutations" in s else None
+    if permuted is None:
+        return None
+    blocks = math_blocks(s) if blocks is None else blocks
+    if not blocks or blocks[-1][1] != permuted.start():
+        return None
+    return PERMUTATIONS_OF + blocks[-1][2]
 
 
 def value_ending(sentence: str, concluding: bool) -> str | None:
@@ -85,9 +99,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
-    permuted = _PERMUTATIONS.search(s)
-    if blocks and permuted and blocks[-1][1] == permuted.start():  # class permutations-of-tuple
-        return f"\\text{{all permutations of }} {blocks[-1][2]}"
+    permuted = permutations_value(s, blocks)
+    if permuted:
+        return permuted
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
         return number_is_answer.group(1)
