@@ -142,6 +142,7 @@ HELDOUT_ROUNDS = {
     "round 9": ("heldout-v9-dev", "heldout-v9-frozen", 340),
     "round 10": ("heldout-v10-dev", "heldout-v10-frozen", 350),
     "round 11": ("heldout-v11-dev", "heldout-v11-frozen", 360),
+    "round 12": ("heldout-v12-dev", "heldout-v12-frozen", 390),
 }
 
 
@@ -176,7 +177,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 8": ("heldout-v8", ("adversarial.jsonl",)),
                 "round 9": ("heldout-v9", ("adversarial.jsonl",)),
                 "round 10": ("heldout-v10", ("adversarial.jsonl",)),
-                "round 11": ("heldout-v11", ("adversarial.jsonl",))}
+                "round 11": ("heldout-v11", ("adversarial.jsonl",)),
+                "round 12": ("heldout-v12", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))

@@ -20,7 +20,7 @@ from pathlib import Path
 SEED = 20261201
 # Each round's seed, by the name of the folder holding its dev.jsonl and frozen.jsonl.
 SEEDS = {"heldout": SEED, "v3": 20261215, "v4": 20261201, "v5": 20270105, "v6": 20270201, "v7": 20270301, "v8": 20270401, "v9": 20270501,
-         "v10": 20270601, "v11": 20270701}
+         "v10": 20270601, "v11": 20270701, "v12": 20270801}
 FROZEN_SHARE = 0.4
 
 
