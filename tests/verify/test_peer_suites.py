@@ -56,6 +56,10 @@ PRINCIPLED = {
         "0.33 and 0.2 for 1/3 and 1/5 are accepted only at the non-default precision=2",
     "tests/test_all.py::test_complex_math_expressions[13]":
         "2.6667 for 8/3 is accepted only at the non-default precision=2",
+    "tests/test_all.py::test_symbols[0]":
+        "the gold is `\\text{13}` written in a non-raw Python string, so it holds a tab and 'ext{13}'; the issue the "
+        "test cites (Math-Verify #37) asks for `\\text{13}` to equal 13, fixed in 0.8.0. kleval reads the tab back as "
+        "the `\\t` it was (class escape-damage) and agrees with the issue, not with the escaping accident",
 }
 # Principled rows become strict xfails once the fix lands (today some pass for the wrong reason).
 PRINCIPLED_STRICT = True

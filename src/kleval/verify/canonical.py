@@ -29,7 +29,8 @@ class ParseFailure(Exception):
 @dataclass(frozen=True)
 class Canon:
     """A canonical answer. kind: number, expr, relation, text, seq, set, list, union, matrix, base, opaque,
-    family (kleval.verify.families), dots (kleval.verify.sequences), ratio, congruence (kleval.verify.notations)."""
+    family (kleval.verify.families), dots (kleval.verify.sequences), ratio, congruence, asymptotic,
+    numberset (kleval.verify.notations)."""
 
     kind: str
     value: Any  # sympy object, str, tuple[Canon, ...] or (digits, base)
@@ -249,7 +250,7 @@ def _drop_named_lhs(s: str) -> tuple[str, str]:
 # class labelled-members: a label word before each member of a list names it as `x = ` does
 # (`\text{length } 9,\ \text{width } 4` is `\text{length} = 9, \text{width} = 4`). Only when every member is
 # one word of two or more letters (never a connective, a function or a unit-like single letter) and a number.
-_LABELLED = re.compile(r"^(?:\\text ?\{ ?([A-Za-z]{2,20}) ?\}|([A-Za-z]{2,20})) ?(-?(?:\d+(?:\.\d+)?|\.\d+))$")
+_LABELLED = re.compile(r"^(?:\\text ?\{ ?([A-Za-z]{2,20}) ?:? ?\}|([A-Za-z]{2,20})) ?:? ?(-?(?:\d+(?:\.\d+)?|\.\d+))$")
 _NOT_LABELS = {"and", "or", "then", "so", "is", "are", "was", "be", "equals", "of", "to", "by", "at", "from", "about",
                "approx", "approximately", "plus", "minus", "times", "over", "ans", "answer", "x", "step", "part", "case"}
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.statements import repeat_cut_off
+
 # class retracted-statement: the writer withdraws what came before. Only words about the writer's own work
 # ("I double counted", "that's wrong", "let me redo"), never problem words ("a common wrong answer", "the
 # number of incorrect answers", "the error term"): those would make any later remark look like a correction.
@@ -100,7 +102,8 @@ _PHRASE_AT_END = re.compile(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:
 def cut_off_in_statement(region: str) -> str | None:
     """Why the text stops inside its answer statement (a box it opened, an answer phrase), or None."""
     tail = region[-400:].rstrip()
-    if ("\\boxed" in tail or "\\fbox" in tail) and _OPEN_BOX_AT_END.search(tail):
+    opened = _OPEN_BOX_AT_END.search(tail) if ("\\boxed" in tail or "\\fbox" in tail) else None
+    if opened is not None and not repeat_cut_off(region, len(region) - len(region[-400:]) + opened.start()):
         return "the text stops inside a box or an expression (truncated); no committed answer"
     if _PHRASE_AT_END.search(tail.rstrip(" \t\n.;,!*$\\([")[-40:]):
         return "the text ends in an answer phrase with nothing after it (truncated)"

@@ -302,6 +302,12 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         from kleval.verify.notations import ratios_equal
 
         return ratios_equal(g, p), "ratio-proportional"
+    if "numberset" in (g.kind, p.kind):
+        return (g.kind == p.kind and g.value == p.value), "number-set"
+    if "asymptotic" in (g.kind, p.kind):
+        from kleval.verify.notations import asymptotics_equal
+
+        return asymptotics_equal(g, p), "asymptotic-growth"
     if "congruence" in (g.kind, p.kind):
         from kleval.verify.notations import congruences_equal
 

@@ -16,13 +16,13 @@ from kleval.verify import grammar, statements
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
-from kleval.verify.extract import boxes_with_positions, unify_box_commands
-from kleval.verify.normalize import answer_unit, normalize_span, text_key, unit_ratio
+from kleval.verify.extract import boxes_with_positions, restore_escapes, unify_box_commands
+from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.9.0"
+VERIFIER_VERSION = "2.10.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -166,10 +166,11 @@ def verify(
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
+    gold, completion = restore_escapes(gold), restore_escapes(completion or "")  # class escape-damage
     if chosen.choice_letters and re.fullmatch(r"\(?[1-9]\)?", gold.strip()):
         # class choice-digit-labels: ARC-Challenge labels some items' options 1-4 (answerKey "2"): the digits are the labels
         chosen = chosen.with_(choice_letters="123456789")
-    span, how = _find_span(completion or "", chosen)
+    span, how = _find_span(completion, chosen)
     if chosen.choice_letters:
         if span is None:
             return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)
@@ -233,7 +234,13 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             same = equal(Canon("number", g_value, gold_canon.source), Canon("number", p_value, pred_canon.source),
                          chosen)[0]
             rule = "percent-sign-value" if same else rule
-    if not same and how == "boxed" and gold_canon.kind in ("list", "set") and pred_canon.kind not in ("list", "set"):
+    if not same and (marked := degrees_implied(_gold_span(gold, chosen), span)):
+        verdict = _verify(gold, "\\boxed{" + marked + "}", chosen)  # class degrees-implied (kleval.verify.normalize)
+        if verdict.correct:
+            return dataclasses.replace(verdict, extracted=span, rule=f"degrees-implied/{verdict.rule}",
+                                       explanation=f"answer ({how}) read in degrees, as the gold's trig arguments are, "
+                                                   f"equals the gold by rule {verdict.rule}")
+    if not same and how in ("boxed", "repeated-box") and gold_canon.kind in ("list", "set") and pred_canon.kind not in ("list", "set"):
         # class multi-part-boxes: a gold of n values and one box per part with prose between the boxes
         joined = grammar.part_boxes(completion, len(gold_canon.value))
         if joined is not None:

@@ -20,6 +20,26 @@ def compact_whitespace(text: str) -> str:
     return re.sub(r"\n(?: ?\n)+", "\n\n", text)
 
 
+# class escape-damage: LaTeX put into a JSON or Python string without doubling its backslashes loses them to escape
+# sequences: the `\b` of \boxed and \beta becomes a backspace, the `\f` of \frac a form feed, the `\v` of \vec a
+# vertical tab, the `\a` of \alpha a bell, the `\t` of \text and \times a tab, the `\r` of \right a carriage return
+# and the `\n` of \neq and \nabla a newline. A backspace, form feed, vertical tab or bell never stands in model text,
+# so each is read back as its backslash and letter; where one is found (or a tab before `ext{`), tabs, carriage
+# returns and newlines right before the rest of a LaTeX command name are read back as well.
+_CONTROL_ESCAPES = str.maketrans({"\x07": "\\a", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"})
+_ESCAPE_DAMAGE = re.compile(r"[\x07\x08\x0b\x0c]|\t(?:ext|imes|heta|frac)")
+_WHITESPACE_ESCAPE = re.compile(r"\t(?=[a-z])|\r(?=(?:ight|ho|angle|m|vert|brace)(?![a-z]))"
+                                r"|\n(?=(?:eq|e|abla|u|ot|otin|i|eg|ewline|leq|geq|mid)(?![a-z]))")
+
+
+def restore_escapes(text: str) -> str:
+    """`text` with the LaTeX backslashes an unescaped string turned into control characters put back."""
+    if not _ESCAPE_DAMAGE.search(text):
+        return text
+    text = _WHITESPACE_ESCAPE.sub(lambda m: {"\t": "\\t", "\r": "\\r", "\n": "\\n"}[m.group(0)], text)
+    return text.translate(_CONTROL_ESCAPES)
+
+
 # class box-command-variants: `\\framebox[width][pos]{...}` (LaTeX) and `\\bbox[style]{...}` (MathJax) box an answer
 # as `\\fbox{...}` does; they are rewritten to `\\fbox{` (their optional arguments dropped) before any box is read.
 _BOX_VARIANT = re.compile(r"\\(?:framebox|bbox)(?![A-Za-z])(?:\[[^\[\]\n]{0,80}\]){0,2} ?(?=\{)")

@@ -51,6 +51,12 @@ MAX_SET_MEMBERS = 1000
 
 _INTEGER_SET_WORDS = re.compile(r"(?:all |the |any |every )?(?:(even|odd) (?:integers?|numbers?)|integers?|"
                                 r"(?:integer )?multiples of (\d{1,6}))")
+_IDENTITY_WORDS = re.compile(r"(?:the )?identity (?:function|map(?:ping)?)(?: f\(x\) ?= ?x)?(?: on \S{1,20})?")
+_NAMED_SET_WORDS = re.compile(r"(?:all |the |every |any |the set of (?:all )?)?(positive|nonnegative|non-negative|negative|natural"
+                              r"|rational|positive rational|complex) (integers?|numbers?)")
+_NAMED_SETS = {"positive integer": "Z>0", "nonnegative integer": "Z>=0", "non-negative integer": "Z>=0",
+               "negative integer": "Z<0", "natural number": "N", "rational number": "Q", "positive rational number": "Q>0",
+               "complex number": "C"}
 _REAL_LINE_WORDS = {"all real numbers", "all reals", "all real values", "every real number", "real numbers", "all real x"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"])}
@@ -200,6 +206,11 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(m.group(1).replace(",", "")), source)
     if key in _REAL_LINE_WORDS:
         return canonicalize("(-\\infty,\\infty)", policy)
+    if _IDENTITY_WORDS.fullmatch(key):  # class named-function: "the identity function" is f(x) = x
+        return canonicalize("f(x) = x", policy)
+    named = _NAMED_SET_WORDS.fullmatch(key)
+    if named:  # class number-set: "all positive integers" is the set written \mathbb{Z}^+ (kleval.verify.notations)
+        return Canon("numberset", _NAMED_SETS[named.group(1) + " " + named.group(2).rstrip("s")], source)
     integers = _INTEGER_SET_WORDS.fullmatch(key)
     if integers:  # class prose-set: "all even integers" is the family 2k, k an integer
         k = sympy.Symbol("k")

@@ -11,6 +11,9 @@
 - class piecewise: a `cases` environment is a sympy Piecewise, compared by value like any expression.
 - class prose-set (2.8.0): "all real numbers except 2" is the real line without that point.
 - class permutations-of-tuple (2.9.0): `\\text{all permutations of } (1,2,3)` is the list of its orderings.
+- class number-set (2.10.0): `\\mathbb{Z}_{>0}`, `\\mathbb{Z}^+`, `n \\in \\mathbb{N}^*` and "all positive integers" are one set;
+  `\\mathbb{Z}` and `2\\mathbb{Z}+1` are integer families (see `number_set`).
+- class asymptotic-notation (2.10.0): `\\Theta(n \\log n)` is a growth class, equal to `O(n \\lg n)` (see `asymptotic`).
 """
 from __future__ import annotations
 
@@ -170,8 +173,76 @@ def piecewise(s: str, policy: Policy) -> Canon | None:
 _NAMED_CASES = re.compile(r"^(?:((?:[A-Za-z]|\\[a-zA-Z]+)(?:\([a-z]\))?) ?= ?)?(\\begin\{cases\}.*\\end\{cases\})$", re.DOTALL)
 
 
+# class asymptotic-notation: `O(n \\lg n)`, `\\mathcal{O}(n^2)`, `\\Theta\\left(n^{2}\\right)`, `\\Omega(n)` name growth classes.
+# Two are equal when their functions grow alike (the ratio tends to a positive constant: the base of a logarithm, a
+# constant factor and lower-order terms do not matter) and their bounds are of one family. Big-O is read as
+# Theta, as answers to "what is the running time" use it; Omega, little-o and little-omega stay apart.
+_ASYMPTOTIC = re.compile(r"^(\\mathcal ?\{ ?O ?\}|\\mathcal ?O|\\operatorname ?\{ ?O ?\}|O|\\Theta|\\Omega|o|\\omega)"
+                         r" ?(?:\\left)? ?\((.+?)(?:\\right)? ?\)$")
+_BIG_O = {"O": "Theta", "\\Theta": "Theta", "\\Omega": "Omega", "o": "o", "\\omega": "omega"}
+_LOG_BASE = re.compile(r"\\(?:lg|ln|log_ ?\{? ?\d+ ?\}?)(?![A-Za-z])")
+
+
+def asymptotic(s: str, policy: Policy) -> Canon | None:
+    """The (family, growth function) of an asymptotic bound such as `O(n \\log n)`, else None."""
+    m = _ASYMPTOTIC.match(s)
+    if m is None or (m.group(2).count("(") != m.group(2).count(")")):
+        return None
+    family = _BIG_O.get(m.group(1), "Theta")  # every spelling of big-O (`\\mathcal{O}`) is big-O
+    try:
+        inner = canonicalize(_LOG_BASE.sub(r"\\log", m.group(2)), policy)
+    except ParseFailure:
+        return None
+    return Canon("asymptotic", (family, inner), s) if inner.kind in ("number", "expr") else None
+
+
+def asymptotics_equal(g: Canon, p: Canon) -> bool:
+    """One family, and growth functions whose ratio is (or tends to) a positive constant."""
+    import sympy
+
+    if g.kind != "asymptotic" or p.kind != "asymptotic" or g.value[0] != p.value[0]:
+        return False
+    ratio = sympy.simplify(g.value[1].value / p.value[1].value)
+    symbols = ratio.free_symbols
+    if len(symbols) == 1:
+        ratio = sympy.limit(ratio, symbols.pop(), sympy.oo)
+    return bool(ratio.is_number and ratio.is_finite and ratio.is_positive)
+
+
+# class number-set: the standard number sets written with blackboard letters, optionally as a membership (`n \\in
+# \\mathbb{Z}_{>0}`). `\\mathbb{Z}` and its cosets (`2\\mathbb{Z}`, `3\\mathbb{Z}+1`) are integer families, equal to "all
+# integers" and `2k+1, k \\in \\mathbb{Z}`; the positive integers (`\\mathbb{Z}^+`, `\\mathbb{Z}_{>0}`, `\\mathbb{Z}_{\\geq 1}`,
+# `\\mathbb{N}^*`, `\\mathbb{N}_{>0}`), the non-negative integers (`\\mathbb{Z}_{\\geq 0}`, `\\mathbb{N}_0`), the negative
+# integers, the rationals and the complex numbers are named sets, equal to their worded names (kleval.verify.forms).
+# A bare `\\mathbb{N}` is its own set: whether it holds 0 is a convention the answer does not state.
+_NUMBER_SET = re.compile(r"^(?:[a-zA-Z] ?\\in ?)?(?:(\d{1,4}) ?)?\\mathbb ?\{? ?([ZQCN]) ?\}? ?([_^] ?(?:\{[^{}]{1,12}\}|\S))?"
+                         r"(?: ?\+ ?(\d{1,4}))?$")
+_SET_QUALIFIERS = {"": "", "^+": ">0", "_+": ">0", "^*": ">0", "^\\ast": ">0", "_>0": ">0", "^>0": ">0", "_\\geq1": ">0",
+                   "_\\ge1": ">0", "_\\geq0": ">=0", "_\\ge0": ">=0", "^\\geq0": ">=0", "_0": ">=0",
+                   "^-": "<0", "_-": "<0", "_<0": "<0", "^<0": "<0"}
+
+
+def number_set(s: str) -> Canon | None:
+    """A number set written with a blackboard letter: a family for the integers and their cosets, else a named set."""
+    import sympy
+
+    m = _NUMBER_SET.match(s)
+    if m is None:
+        return None
+    letter, scale, offset = m.group(2), m.group(1), m.group(4)
+    qualifier = _SET_QUALIFIERS.get(re.sub(r"[\s{}]", "", m.group(3) or ""))
+    if qualifier is None:
+        return None
+    if letter == "Z" and qualifier == "":
+        k = sympy.Symbol("k")
+        return Canon("family", ("k", (int(scale or 1) * k + int(offset or 0),)), s)
+    if scale or offset or (letter == "N" and qualifier == "<0"):
+        return None
+    return Canon("numberset", "N" if letter == "N" and not qualifier else ("Z" if letter == "N" else letter) + qualifier, s)
+
+
 def special_form(s: str, policy: Policy) -> Canon | None:
-    """The canonical value of a ratio, congruence, cases environment or finite family, else None."""
+    """The canonical value of a ratio, congruence, asymptotic bound, cases environment or finite family, else None."""
     from dataclasses import replace
 
     if "\\begin{cases}" in s:
@@ -185,6 +256,14 @@ def special_form(s: str, policy: Policy) -> Canon | None:
     if "except" in s or "other than" in s:
         difference = real_line_except(s)
         return canonicalize(difference, policy) if difference else None
+    if s.endswith(")") and (s.startswith(("O", "o", "\\Theta", "\\Omega", "\\omega", "\\mathcal", "\\operatorname"))):
+        bound = asymptotic(s, policy)
+        if bound is not None:
+            return bound
+    if "\\mathbb" in s:
+        named = number_set(s)
+        if named is not None:
+            return named
     if "\\equiv" in s:
         return congruence(s)
     if ":" in s:

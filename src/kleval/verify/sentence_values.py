@@ -92,6 +92,12 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
     return value
 
 
+# class plain-assignment-list: a sentence without math markup that ends in several values of one unknown, written
+# out ("The roots are x = 7, x = 3, and x = 5.", "the solutions are x = 2 or x = -1"), states them all
+_ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
+_PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
+
+
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
@@ -99,6 +105,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
+    listed = None if blocks else _PLAIN_ASSIGNMENTS.search(s)
+    if listed and _COPULA_AT_END.search(s[: listed.start()]):  # class plain-assignment-list
+        return ", ".join(re.findall(_ASSIGNMENT, listed.group(0)))
     permuted = permutations_value(s, blocks)
     if permuted:
         return permuted

@@ -57,7 +57,8 @@ def _unit_quantities() -> dict:
             "l": u.liter, "ml": u.milliliter, "gallon": 231 * u.inch**3, "degree": u.degree, "rad": u.radian}
 
 
-# class si-prefix: SI units with a metric prefix ("5 kN" == "5000 N", "250 mA" == "0.25 A", "3 MeV" vs "3 keV"),
+# class si-prefix: SI units with a metric prefix ("5 kN" == "5000 N", "250 mA" == "0.25 A", "3 MeV" vs "3 keV",
+# "2000 µm" == "2 mm"),
 # read case-sensitively (mN is not MN) from the unit that ends the span; factors from sympy.physics.units.
 _SI_PREFIXES = {"k": 3, "M": 6, "G": 9, "T": 12, "m": -3, "u": -6, "µ": -6, "μ": -6, "n": -9, "p": -12, "c": -2}
 _SI_UNIT_AT_END = re.compile(r"(?<![A-Za-z\\])((?:\\mu ?)?[A-Za-zΩµμ]{1,4})\s*\}?\s*\.?\s*$")
@@ -68,7 +69,8 @@ def _si_bases() -> dict:
     from sympy.physics import units as u
 
     return {"N": u.newton, "J": u.joule, "W": u.watt, "V": u.volt, "A": u.ampere, "Pa": u.pascal, "Hz": u.hertz,
-            "C": u.coulomb, "eV": u.electronvolt, "Ω": u.ohm, "mol": u.mol, "K": u.kelvin, "T": u.tesla}
+            "C": u.coulomb, "eV": u.electronvolt, "Ω": u.ohm, "mol": u.mol, "K": u.kelvin, "T": u.tesla,
+            "m": u.meter, "g": u.gram, "s": u.second, "L": u.liter}
 
 
 def _si_quantity(name: str):
