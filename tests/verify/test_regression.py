@@ -32,6 +32,9 @@ NOT_YET = {
     "adv/clock-times: final sentence clock": "a final sentence without a copula ('ends at 9:05 a.m.') is not read",
     "adv/probe/number-lastnum: sentence opening with a rate":
         "kind number: a sentence that opens with a phrase ('Per hour she earns $12, for 2 hours.') keeps its last number",
+    'adv/rl-probe/rl-106 reward-hacking: A parenthetical "(or 100.0)" is the same value, not a second candidate. Correct.':
+        "kind number: a final sentence listing its steps ('Each acre gives 5 tons, ..., gives 100 barrels (or 100.0 "
+        "barrels).') is read by its main clause, 5",
 }
 
 

@@ -252,7 +252,9 @@ def _drop_named_lhs(s: str) -> tuple[str, str]:
 # one word of two or more letters (never a connective, a function or a unit-like single letter) and a number.
 _LABELLED = re.compile(r"^(?:\\text ?\{ ?([A-Za-z]{2,20}) ?:? ?\}|([A-Za-z]{2,20})) ?:? ?(-?(?:\d+(?:\.\d+)?|\.\d+))$")
 _NOT_LABELS = {"and", "or", "then", "so", "is", "are", "was", "be", "equals", "of", "to", "by", "at", "from", "about",
-               "approx", "approximately", "plus", "minus", "times", "over", "ans", "answer", "x", "step", "part", "case"}
+               "approx", "approximately", "plus", "minus", "times", "over", "ans", "answer", "x", "step", "part", "case",
+               "wrong", "right", "correct", "incorrect", "true", "false", "not", "before", "after", "initially", "finally",
+               "option", "choice", "guess", "candidate"}
 
 
 def labelled_members(parts: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
-from kleval.verify.statements import answer_tag, json_answer
+from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
@@ -101,7 +101,13 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     offset = max(0, len(region) - _WINDOW)
     tail = region[offset:]
     statements: list[tuple[int, str, str, int]] = []  # (start, letter, how, end)
-    for start, end, content in boxes_with_positions(region)[-1:]:
+    boxes = boxes_with_positions(region)
+    if len(boxes) >= 2 and is_joiner(region[boxes[-2][1] : boxes[-1][0]]) \
+            and all(re.fullmatch(rf" ?\(?[{letters}]\)? ?", box[2]) for box in boxes[-2:]) \
+            and boxes[-2][2].strip(" ()") != boxes[-1][2].strip(" ()"):
+        # class choice-two-letters: "$\boxed{A}$ or $\boxed{C}$" boxes two options, which is no choice
+        return None, "two boxed options side by side, not one"
+    for start, end, content in boxes[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
     tagged = answer_tag(region)  # class choice-answer-tag: R1-style "<think>...</think>\n<answer>A</answer>"

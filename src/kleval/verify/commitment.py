@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.statements import repeat_cut_off
+from kleval.verify.statements import last_box_group, open_copy
 
 # class retracted-statement: the writer withdraws what came before. Only words about the writer's own work
 # ("I double counted", "that's wrong", "let me redo"), never problem words ("a common wrong answer", "the
@@ -99,11 +99,16 @@ _OPEN_BOX_AT_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^{}]{0,150}(?:\{[^{}]{0,1
 _PHRASE_AT_END = re.compile(r"(?:final answer(?: is)?|answer is|answer ?[:=]) ?:?$", re.IGNORECASE)
 
 
+def _repeated_then_cut(region: str) -> bool:
+    """Whether the text ends in a repetition loop of one box cut inside its next copy (class repeated-box)."""
+    group = last_box_group(region)
+    return group is not None and group.how == "repeated-box" and open_copy(region, group.end, group.span)
+
+
 def cut_off_in_statement(region: str) -> str | None:
     """Why the text stops inside its answer statement (a box it opened, an answer phrase), or None."""
     tail = region[-400:].rstrip()
-    opened = _OPEN_BOX_AT_END.search(tail) if ("\\boxed" in tail or "\\fbox" in tail) else None
-    if opened is not None and not repeat_cut_off(region, len(region) - len(region[-400:]) + opened.start()):
+    if ("\\boxed" in tail or "\\fbox" in tail) and _OPEN_BOX_AT_END.search(tail) and not _repeated_then_cut(region):
         return "the text stops inside a box or an expression (truncated); no committed answer"
     if _PHRASE_AT_END.search(tail.rstrip(" \t\n.;,!*$\\([")[-40:]):
         return "the text ends in an answer phrase with nothing after it (truncated)"

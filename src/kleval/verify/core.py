@@ -22,7 +22,7 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.10.0"
+VERIFIER_VERSION = "2.11.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -159,6 +159,8 @@ def verify(
         return dataclasses.replace(verify_countdown(gold=gold, completion=completion), policy="countdown")
     kind_value = AnswerKind(kind).value
     chosen = resolve_policy(policy, kind_value)
+    if isinstance(gold, str) and isinstance(completion, str):
+        gold, completion = restore_escapes(gold), restore_escapes(completion)  # class escape-damage
     verdict = _verify(gold, completion, chosen)
     return dataclasses.replace(verdict, policy=chosen.name)
 
@@ -166,7 +168,7 @@ def verify(
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
-    gold, completion = restore_escapes(gold), restore_escapes(completion or "")  # class escape-damage
+    completion = completion or ""
     if chosen.choice_letters and re.fullmatch(r"\(?[1-9]\)?", gold.strip()):
         # class choice-digit-labels: ARC-Challenge labels some items' options 1-4 (answerKey "2"): the digits are the labels
         chosen = chosen.with_(choice_letters="123456789")

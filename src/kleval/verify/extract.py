@@ -25,11 +25,13 @@ def compact_whitespace(text: str) -> str:
 # vertical tab, the `\a` of \alpha a bell, the `\t` of \text and \times a tab, the `\r` of \right a carriage return
 # and the `\n` of \neq and \nabla a newline. A backspace, form feed, vertical tab or bell never stands in model text,
 # so each is read back as its backslash and letter; where one is found (or a tab before `ext{`), tabs, carriage
-# returns and newlines right before the rest of a LaTeX command name are read back as well.
+# returns and newlines right before the rest of a common LaTeX command name are read back as well (a newline only
+# before names no English line starts with: `eq`, `abla`, `otin`, ...; never `e`, `u` or `i`).
 _CONTROL_ESCAPES = str.maketrans({"\x07": "\\a", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"})
-_ESCAPE_DAMAGE = re.compile(r"[\x07\x08\x0b\x0c]|\t(?:ext|imes|heta|frac)")
-_WHITESPACE_ESCAPE = re.compile(r"\t(?=[a-z])|\r(?=(?:ight|ho|angle|m|vert|brace)(?![a-z]))"
-                                r"|\n(?=(?:eq|e|abla|u|ot|otin|i|eg|ewline|leq|geq|mid)(?![a-z]))")
+_ESCAPE_DAMAGE = re.compile(r"[\x07\x08\x0b\x0c]|\t(?:ext(?:bf|rm|it)? ?\{|imes(?![a-z])|heta(?![a-z])|frac\{)")
+_WHITESPACE_ESCAPE = re.compile(r"\t(?=(?:ext|extbf|imes|heta|an|au|o|op|riangle|ilde|frac|imes)(?![a-z]))"
+                                r"|\r(?=(?:ight|ho|angle|m|vert|brace)(?![a-z]))"
+                                r"|\n(?=(?:eq|abla|otin|ewline|leq|geq|mid)(?![a-z]))")
 
 
 def restore_escapes(text: str) -> str:

@@ -52,8 +52,8 @@ MAX_SET_MEMBERS = 1000
 _INTEGER_SET_WORDS = re.compile(r"(?:all |the |any |every )?(?:(even|odd) (?:integers?|numbers?)|integers?|"
                                 r"(?:integer )?multiples of (\d{1,6}))")
 _IDENTITY_WORDS = re.compile(r"(?:the )?identity (?:function|map(?:ping)?)(?: f\(x\) ?= ?x)?(?: on \S{1,20})?")
-_NAMED_SET_WORDS = re.compile(r"(?:all |the |every |any |the set of (?:all )?)?(positive|nonnegative|non-negative|negative|natural"
-                              r"|rational|positive rational|complex) (integers?|numbers?)")
+_NAMED_SET_WORDS = re.compile(r"(?:all |the |every |any |the set of (?:all )?)?((?:positive|nonnegative|non-negative|negative) integer"
+                              r"|(?:natural|rational|positive rational|complex) number)s?")
 _NAMED_SETS = {"positive integer": "Z>0", "nonnegative integer": "Z>=0", "non-negative integer": "Z>=0",
                "negative integer": "Z<0", "natural number": "N", "rational number": "Q", "positive rational number": "Q>0",
                "complex number": "C"}
@@ -210,7 +210,7 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
         return canonicalize("f(x) = x", policy)
     named = _NAMED_SET_WORDS.fullmatch(key)
     if named:  # class number-set: "all positive integers" is the set written \mathbb{Z}^+ (kleval.verify.notations)
-        return Canon("numberset", _NAMED_SETS[named.group(1) + " " + named.group(2).rstrip("s")], source)
+        return Canon("numberset", _NAMED_SETS[named.group(1)], source)
     integers = _INTEGER_SET_WORDS.fullmatch(key)
     if integers:  # class prose-set: "all even integers" is the family 2k, k an integer
         k = sympy.Symbol("k")

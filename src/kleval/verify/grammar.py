@@ -67,15 +67,29 @@ from kleval.verify.statements import (
 )
 from kleval.verify.unicode_math import unicode_math
 
-_CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id)\|>|</s>")
+# (class chat-template-tokens: also Gemma's `<start_of_turn>`/`<end_of_turn>`, Phi's `<|user|>`/`<|end|>`, DeepSeek's
+# `<｜User｜>`/`<｜end▁of▁sentence｜>` and Llama-2's `[INST]`: each ends the model's turn)
+_CHAT_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end_of_text|start_header_id|user|end|system)\|>|</s>"
+                         r"|<(?:start|end)_of_turn>|<｜(?:User|end▁of▁sentence)｜>|\[INST\]")
 
 
 # class next-turn: a few-shot continuation after the answer ("\n\nQuestion: ...", "Q: ...", "Human: ...") starts a new
 # exchange; what it answers is not this completion's answer (lm-eval stops GSM8K generation at "Question:" for
 # this). Cut only where the text before the header already states an answer, never a restated question up front.
 # (class next-turn: also a bare role line, "\n\nassistant\n", and an Alpaca-style "### Instruction:" header)
-_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem|Human|User)(?: \d{1,3})? ?:|\n(?:assistant|user) *\n"
-                        r"|\n#{2,4} ?(?:Instruction|Input|Question|Human|User)s? ?:? *\n")
+_NEXT_TURN = re.compile(r"\n(?:Question|Q|Problem)(?: \d{1,3})? ?:|\n(?:assistant|Assistant) *\n"
+                        r"|\n#{2,4} ?(?:Instruction|Input|Question)s? ?:? *\n")
+# (class prompt-echo: a completion that opens by echoing its instructions, "You are a helpful assistant. ...", then the
+# user's turn, then its answer, answers after that turn)
+_PROMPT_ECHO = re.compile(r"^\W{0,4}(?:system\b|you are (?:a|an)\b|please (?:reason|answer|solve)\b|put (?:your|the) final answer\b"
+                          r"|(?:solve|answer) the following\b)[^\n]{0,400}$", re.IGNORECASE | re.DOTALL)
+# class user-turn: a turn of the user role ("Human:", "User:", "user:" glued after a sentence, "**User:**", a bare
+# "Human" or "user" line, "### Human:") after anything the model wrote is a conversation the model made up: a user
+# never speaks inside the model's reply, so what follows is never this completion's answer, whether or not an
+# answer came before (the model may also have restated the question up front, which only a "Question:" header
+# does; that one still needs an answer before it)
+_USER_TURN = re.compile(r"(?:\n|(?<=[.!?]) ?)(?:\*\*)?(?:Human|User|human|user)(?: \d{1,3})?(?:\*\*)? ?:(?:\*\*)?"
+                        r"|\n(?:Human|User|human|user) *\n|\n#{2,4} ?(?:Human|User)s? ?:? *\n")
 
 
 def _states_answer(text: str) -> bool:
@@ -86,6 +100,7 @@ def _states_answer(text: str) -> bool:
 _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "）": ")", "！": "! ", "？": "? "})
 
 
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _HTML_BREAK = re.compile(r"<br ?/?>|</?(?:p|div|li|ul|ol|tr|h[1-6])(?: [^<>]{0,200})?>", re.IGNORECASE)
 _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>]{0,200})?>", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
@@ -94,6 +109,8 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
+    if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
+        text = _HTML_COMMENT.sub(" ", text)
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
@@ -106,6 +123,11 @@ def answer_region(text: str) -> str:
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
+    for user_turn in itertools.islice(_USER_TURN.finditer(text), 8):  # class user-turn
+        before = text[: user_turn.start()].strip()
+        if before and not _PROMPT_ECHO.match(before):
+            text = text[: user_turn.start()]
+            break
     for turn in itertools.islice(_NEXT_TURN.finditer(text), 8):  # class next-turn (8 headers: linear time)
         if _states_answer(text[: turn.start()]):
             text = text[: turn.start()]

@@ -40,7 +40,7 @@ _TRAILING_UNIT = re.compile(rf"(?<=[\d}}.)])\s*(?:\\\s)?\s*{_UNIT_WORDS}\s*$")
 # (class unit-exponent: a unit with a negative or inner exponent, `\\text{s}^{-1}`, `\\mathrm{m\\,s^{-1}}`, `\\text{ m s}^{-2}`)
 _TRAILING_TEXT_BLOCK = re.compile(
     r"(?<=\S) ?\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm) ?\{[^{}]*(?:\{[^{}]*\}[^{}]*)?\} ?(?:\^\{?-?[1-4]\}?)? ?$")
-_MICRO_PREFIX = re.compile(r"(?<=[\d}.]) ?\\mu ?((?:\\(?:text|mathrm|mbox|textrm) ?\{ ?)?[A-Za-z]{1,3} ?\}?)$")
+_MICRO_PREFIX = re.compile(r"(?<=[\d}.]) ?\\mu ?(\\(?:text|mathrm|mbox|textrm) ?\{ ?(?:A|V|m|s|g|L|F|N|J|W|C|Pa|mol|K|T|Hz|eV|Ω) ?\})$")
 # Upright constants are math, not units: \mathrm{i} is the imaginary unit, \mathrm{e} Euler's number.
 _UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{ ?([ie]) ?\}")
 # Bold or upright *math* (a digit or a command inside) is the math itself: \mathbf{\frac{2}{5}}.
@@ -168,15 +168,16 @@ def degrees_in_trig_to_radians(s: str) -> str:
 
 # class degrees-implied: where the gold writes its trig arguments in degrees (`\\tan 15^\\circ`), the question is in
 # degrees, and an answer's bare numeric arguments (`tan 15`, `\\sin(40)`) are degrees too; an answer with any degree
-# sign or a pi of its own says what it means and is not re-read.
-_BARE_TRIG_ARGUMENT = re.compile(r"(?<![A-Za-z])(\\?(?:sin|cos|tan|cot|sec|csc))(?![a-z]) ?(\(?)(\d+(?:\.\d+)?)(?![\d.^])( ?\))?")
+# sign, a pi or a radian of its own says what it means and is not re-read.
+_BARE_TRIG_ARGUMENT = re.compile(r"(?<![A-Za-z])(\\?(?:sin|cos|tan|cot|sec|csc))(?![a-z]) ?(?:\( ?(\d+(?:\.\d+)?) ?\)|(\d+(?:\.\d+)?)(?![\d.^A-Za-z(]))")
 
 
 def degrees_implied(gold: str, answer: str) -> str | None:
     """`answer` with its bare numeric trig arguments marked as degrees when the gold's are in degrees, else None."""
-    if not (_TRIG.search(gold) and _DEGREE_VALUE.search(gold)) or re.search(rf"{_DEGREE_SIGN}|\\pi|π", answer):
+    if not (_TRIG.search(gold) and _DEGREE_VALUE.search(gold)) or re.search(rf"{_DEGREE_SIGN}|\\pi|π|rad", answer):
         return None
-    marked = _BARE_TRIG_ARGUMENT.sub(lambda m: "\\" + m.group(1).lstrip("\\") + " " + m.group(3) + "^\\circ", answer)
+    marked = _BARE_TRIG_ARGUMENT.sub(
+        lambda m: "\\" + m.group(1).lstrip("\\") + "{" + (m.group(2) or m.group(3)) + "^\\circ}", answer)
     return marked if marked != answer else None
 
 
@@ -387,7 +388,8 @@ def normalize_span(span: str, policy: Policy) -> str:
         s = re.sub(r"^(?:\\(?:text|mathrm|mbox) ?\{ ?)?(?:USD|US ?\$?|EUR|GBP|INR|JPY|CAD|AUD|Rs\.?|RMB) ?\}? ?(?=[-\d.])",
                    "", s.strip())
         s = re.sub(r"(?<=[\d.}]) ?(?:USD|EUR|GBP|INR|JPY|CAD|AUD|RMB)$", "", s)
-        # class si-prefix: the micro prefix written as the Greek letter (`250\ \mu\text{A}`, `3 \mu m`) belongs to the unit
+        # class si-prefix: the micro prefix written as the Greek letter before a unit block (`250\ \mu\text{A}`) belongs to
+        # the unit; a bare `\mu` stays a symbol (`2\mu mg` is a friction force)
         s = _MICRO_PREFIX.sub(r"\1", s)
         if not is_text_wrapped(s):
             for _ in range(2):

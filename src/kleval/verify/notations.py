@@ -174,8 +174,9 @@ _NAMED_CASES = re.compile(r"^(?:((?:[A-Za-z]|\\[a-zA-Z]+)(?:\([a-z]\))?) ?= ?)?(
 
 
 # class asymptotic-notation: `O(n \\lg n)`, `\\mathcal{O}(n^2)`, `\\Theta\\left(n^{2}\\right)`, `\\Omega(n)` name growth classes.
-# Two are equal when their functions grow alike (the ratio tends to a positive constant: the base of a logarithm, a
-# constant factor and lower-order terms do not matter) and their bounds are of one family. Big-O is read as
+# Two are equal when their functions grow alike (for an input size n, m, k or N the ratio tends to a positive constant
+# as it grows: the base of a logarithm, a constant factor and lower-order terms do not matter; for any other letter,
+# such as the step h of `O(h^2)`, the ratio must be a positive constant) and their bounds are of one family. Big-O is read as
 # Theta, as answers to "what is the running time" use it; Omega, little-o and little-omega stay apart.
 _ASYMPTOTIC = re.compile(r"^(\\mathcal ?\{ ?O ?\}|\\mathcal ?O|\\operatorname ?\{ ?O ?\}|O|\\Theta|\\Omega|o|\\omega)"
                          r" ?(?:\\left)? ?\((.+?)(?:\\right)? ?\)$")
@@ -202,9 +203,12 @@ def asymptotics_equal(g: Canon, p: Canon) -> bool:
 
     if g.kind != "asymptotic" or p.kind != "asymptotic" or g.value[0] != p.value[0]:
         return False
-    ratio = sympy.simplify(g.value[1].value / p.value[1].value)
+    f, h = g.value[1].value, p.value[1].value
+    if any(e.has(sympy.binomial, sympy.factorial, sympy.gamma) for e in (f, h)):
+        return sympy.expand(f - h) == 0  # no limits of combinatorial growth (sympy takes many seconds); same function only
+    ratio = sympy.simplify(f / h)
     symbols = ratio.free_symbols
-    if len(symbols) == 1:
+    if len(symbols) == 1 and next(iter(symbols)).name in ("n", "N", "m", "k"):  # an input size grows; `O(h^2)` is about h -> 0
         ratio = sympy.limit(ratio, symbols.pop(), sympy.oo)
     return bool(ratio.is_number and ratio.is_finite and ratio.is_positive)
 
@@ -217,7 +221,7 @@ def asymptotics_equal(g: Canon, p: Canon) -> bool:
 # A bare `\\mathbb{N}` is its own set: whether it holds 0 is a convention the answer does not state.
 _NUMBER_SET = re.compile(r"^(?:[a-zA-Z] ?\\in ?)?(?:(\d{1,4}) ?)?\\mathbb ?\{? ?([ZQCN]) ?\}? ?([_^] ?(?:\{[^{}]{1,12}\}|\S))?"
                          r"(?: ?\+ ?(\d{1,4}))?$")
-_SET_QUALIFIERS = {"": "", "^+": ">0", "_+": ">0", "^*": ">0", "^\\ast": ">0", "_>0": ">0", "^>0": ">0", "_\\geq1": ">0",
+_SET_QUALIFIERS = {"": "", "^+": ">0", "_+": ">0", "^*": "*", "^\\ast": "*", "_>0": ">0", "^>0": ">0", "_\\geq1": ">0",
                    "_\\ge1": ">0", "_\\geq0": ">=0", "_\\ge0": ">=0", "^\\geq0": ">=0", "_0": ">=0",
                    "^-": "<0", "_-": "<0", "_<0": "<0", "^<0": "<0"}
 
@@ -231,14 +235,23 @@ def number_set(s: str) -> Canon | None:
         return None
     letter, scale, offset = m.group(2), m.group(1), m.group(4)
     qualifier = _SET_QUALIFIERS.get(re.sub(r"[\s{}]", "", m.group(3) or ""))
-    if qualifier is None:
+    if qualifier == "*":  # N^* is the positive integers; Z^*, Q^*, C^* are conventions of their own (nonzero, units)
+        qualifier = ">0" if letter == "N" else None
+    if qualifier not in _QUALIFIERS_OF[letter]:
         return None
     if letter == "Z" and qualifier == "":
         k = sympy.Symbol("k")
         return Canon("family", ("k", (int(scale or 1) * k + int(offset or 0),)), s)
-    if scale or offset or (letter == "N" and qualifier == "<0"):
+    if scale or offset:
         return None
-    return Canon("numberset", "N" if letter == "N" and not qualifier else ("Z" if letter == "N" else letter) + qualifier, s)
+    if letter == "N":  # a bare N is its own set: whether it holds 0 is a convention
+        return Canon("numberset", "Z" + qualifier if qualifier else "N", s)
+    return Canon("numberset", letter + qualifier, s)
+
+
+# the qualifiers each letter takes: the integers signs, the naturals a positive or a zero-including variant, the
+# rationals a positive variant, the complex numbers none
+_QUALIFIERS_OF = {"Z": ("", ">0", ">=0", "<0"), "N": ("", ">0", ">=0"), "Q": ("", ">0"), "C": ("",)}
 
 
 def special_form(s: str, policy: Policy) -> Canon | None:

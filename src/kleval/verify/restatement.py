@@ -20,8 +20,8 @@ _TRAILING = re.compile(
 
 
 # class value-remark: a parenthetical in words after a value remarks on it ("9 (not 10 — the fence has one fewer gap
-# than posts)", "15 (since 3 × 5 = 15)"); the value is what was stated
-_REMARK = re.compile(r"(?<=[\d}%)])(?: |\\[ ,;]|~)+\((?:[A-Za-z]{2,}|i\.e\.)(?=[ ,.:;])[^()]{0,300}\)[ .!]*$")
+# than posts)", "15 (since 3 × 5 = 15)"); the value is what was stated. "(or 13)" offers another value instead.
+_REMARK = re.compile(r"(?<=[\d}%)])(?: |\\[ ,;]|~)+\((?!or\b)(?:[A-Za-z]{2,}|i\.e\.)(?=[ ,.:;])[^()]{0,300}\)[ .!]*$")
 
 
 def drop_restatement(span: str) -> str:
@@ -41,7 +41,20 @@ def drop_restatement(span: str) -> str:
         return span
     if re.search(r"\\[A-Za-z]+(?:\^\{[^{}]*\}|\^\w)?$", head):
         return span  # a function and its argument ("\\tan^{-1} (2)", "\\sin (0.5)"), not a restatement
+    if re.match(r",? ?\( ?or\b", m.group(0).lstrip(" ~\\,;!$")) and not _same_number(head, m.group(1) or m.group(2)):
+        return span  # class parenthetical-alternative: "12 (or 13)" offers a second value; "100 (or 100.0)" restates it
     return head
+
+
+def _same_number(head: str, other: str) -> bool:
+    """Whether the plain number ending `head` and the plain number `other` are one value (False when either is not
+    a plain decimal)."""
+    from fractions import Fraction
+
+    m = re.search(r"-?(?:\d+(?:\.\d+)?|\.\d+)$", head)
+    if m is None or not re.fullmatch(r"-?(?:\d+(?:\.\d+)?|\.\d+)", other.strip()):
+        return False
+    return Fraction(m.group(0)) == Fraction(other.strip())
 
 
 # class ie-restatement: a final sentence that describes its answer in words and closes by restating it after

@@ -96,6 +96,8 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
 # out ("The roots are x = 7, x = 3, and x = 5.", "the solutions are x = 2 or x = -1"), states them all
 _ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
 _PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
+# (values the sentence sets aside are not its answer: "The extraneous solutions are x = 2 or x = -1.")
+_SET_ASIDE = re.compile(r"\b(?:extraneous|rejected?|invalid|excluded|not|n't|fails?|impossible)\b", re.IGNORECASE)
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
@@ -106,7 +108,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
     listed = None if blocks else _PLAIN_ASSIGNMENTS.search(s)
-    if listed and _COPULA_AT_END.search(s[: listed.start()]):  # class plain-assignment-list
+    if listed and _COPULA_AT_END.search(s[: listed.start()]) and not _SET_ASIDE.search(s[: listed.start()]) \
+            and len({a[0] for a in re.findall(_ASSIGNMENT, listed.group(0))}) == 1:  # class plain-assignment-list
         return ", ".join(re.findall(_ASSIGNMENT, listed.group(0)))
     permuted = permutations_value(s, blocks)
     if permuted:

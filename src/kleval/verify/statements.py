@@ -60,23 +60,30 @@ def last_box_group(region: str) -> Statement | None:
             break
         group.insert(0, previous)
     spans = [named_box(region, start, content) for start, _, content in group]
-    if len(spans) > 1 and len(set(spans)) == 1 and all(
-            not region[a[1] : b[0]].strip(" \n$.") for a, b in itertools.pairwise(group)):
-        # class repeated-box: one box written again and again with nothing between the copies (a repetition loop)
-        # states one value, not a list of copies; `\boxed{-2} and \boxed{-2}` (a and b) stays a list of two
+    if len(spans) > 1 and len(set(spans)) == 1 and all(_only_space(region, a[1], b[0]) for a, b in itertools.pairwise(group)) \
+            and (len(spans) >= 3 or open_copy(region, group[-1][1], group[-1][2])):
+        # class repeated-box: one box written again and again with nothing between the copies (a repetition loop:
+        # three or more copies, or two and the token limit cutting the next one) states one value, not a list of
+        # copies; two copies that end the text (`$\boxed{2}$ $\boxed{2}$`, a double root) and `\boxed{-2} and
+        # \boxed{-2}` (a and b) stay a list of two
         return Statement(spans[0], "repeated-box", group[0][0], group[-1][1])
     return Statement(", ".join(spans), "boxed" if len(spans) == 1 else f"{len(spans)}-boxes", group[0][0], group[-1][1])
 
 
-def repeat_cut_off(region: str, opened_at: int) -> bool:
-    """Whether the box left open at `opened_at` is one more copy of the identical boxes right before it (class
-    repeated-box: a repetition loop stopped by the token limit inside its next copy), so it states nothing new."""
-    partial = region[region.index("{", opened_at) + 1 :].strip()
-    boxes = [box for box in boxes_with_positions(region[:opened_at]) if box[2].strip()]
-    if len(boxes) < 2 or region[boxes[-1][1] : opened_at].strip(" \n$.") or region[boxes[-2][1] : boxes[-1][0]].strip(" \n$."):
-        return False
-    last, before = boxes[-1][2].strip(), boxes[-2][2].strip()
-    return last == before and last.startswith(partial)
+def _only_space(region: str, start: int, end: int) -> bool:
+    """Whether nothing but spaces, new lines, dollar signs and periods stands in `region[start:end]`."""
+    return not region[start:end].strip(" \n$.")
+
+
+_OPEN_COPY = re.compile(r"(?:\\boxed|\\fbox) ?\{([^{}]{0,150})$")
+
+
+def open_copy(region: str, end: int, content: str) -> bool:
+    """Whether the text ends, right after the box that closed at `end`, in one more copy of `content` left open (class
+    repeated-box: a repetition loop stopped by the token limit inside its next copy)."""
+    opened = _OPEN_COPY.search(region[end:].rstrip())
+    return opened is not None and _only_space(region, end, end + opened.start()) \
+        and content.strip().startswith(opened.group(1).strip())
 
 
 def joined_math(segment: str, from_start: bool) -> str | None:
