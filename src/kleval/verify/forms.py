@@ -206,8 +206,8 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
         return Canon("number", _fast_number(m.group(1).replace(",", "")), source)
     if key in _REAL_LINE_WORDS:
         return canonicalize("(-\\infty,\\infty)", policy)
-    if _IDENTITY_WORDS.fullmatch(key):  # class named-function: "the identity function" is f(x) = x
-        return canonicalize("f(x) = x", policy)
+    if _IDENTITY_WORDS.fullmatch(key):  # class named-function: "the identity function" is x -> x, under any name
+        return canonicalize("x", policy)
     named = _NAMED_SET_WORDS.fullmatch(key)
     if named:  # class number-set: "all positive integers" is the set written \mathbb{Z}^+ (kleval.verify.notations)
         return Canon("numberset", _NAMED_SETS[named.group(1)], source)

@@ -36,7 +36,9 @@ def unit_of(span: str) -> str | None:
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None
     word = m.group(2).lower()
-    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
+    # (a plural `s` only on a word of three letters or more: "cms", "hrs", "kgs"; "ms" is milliseconds, read with
+    # SI prefixes by si_unit_of, never metres)
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")) if len(word) >= 3 else (word,):
         if candidate in _UNIT_CANON:
             power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
             power = power or (m.group(3) or "").replace("{", "").replace("}", "")
@@ -70,7 +72,7 @@ def _si_bases() -> dict:
 
     return {"N": u.newton, "J": u.joule, "W": u.watt, "V": u.volt, "A": u.ampere, "Pa": u.pascal, "Hz": u.hertz,
             "C": u.coulomb, "eV": u.electronvolt, "Ω": u.ohm, "mol": u.mol, "K": u.kelvin, "T": u.tesla,
-            "m": u.meter, "g": u.gram, "s": u.second, "L": u.liter}
+            "m": u.meter, "g": u.gram, "s": u.second, "L": u.liter, "l": u.liter}
 
 
 def _si_quantity(name: str):
