@@ -78,14 +78,18 @@ def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
 
 
 def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
-    return re.compile(rf"\b(?:overall|so|thus|therefore|hence|finally|in (?:conclusion|summary|short|sum)),? "
+    # (class choice-option-sentence: a closing sentence that names the option it settles on, "That is option D.",
+    # "A careful reading gives option A.", "so I choose option (C).")
+    return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|in (?:conclusion|summary|short|sum)),? "
+                      rf"|(?:that|this) is (?:option|choice) |(?:gives|choose|pick|select) (?:option|choice) )"
                       rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
-    """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).")."""
+    """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).",
+    "Answer: (B)(C)")."""
     one = rf"[*(\[]{{0,2}}(?-i:[{letters}])[)\]*]{{0,2}}"
-    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b) ?(?:and )?{one})+"
+    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b|(?<=[)\]])) ?(?:and )?{one})+"
                       rf"(?![A-Za-z0-9])", re.IGNORECASE)
 
 
@@ -151,7 +155,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if len(stated) >= 4 and len({p[1] for p in stated[-4:]}) >= 3:
         return None, f"conflicting answers {[p[1] for p in stated[-4:]]} (a repetition loop), not graded as a guess"
     if statements:
-        _, letter, how, end = max(statements, key=lambda s: s[0])
+        start, letter, how, end = max(statements, key=lambda s: s[0])
+        if how == "answer-phrase" and _several_options(letters).search(region, max(0, start - 12), end + 40):
+            return None, "the answer names several options, not one"  # class choice-two-letters: "Answer: (B)(C)"
         after = region[end:]
         opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]
         # (class choice-note-after-answer: a note that opens with its own marker, "Note that option D is the trap:

@@ -22,7 +22,7 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.12.0"
+VERIFIER_VERSION = "2.13.0"
 
 
 @functools.lru_cache(maxsize=65536)

@@ -54,7 +54,7 @@ from kleval.verify.extract import (
 from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
-from kleval.verify.sentence_values import HEDGED, split_sentences
+from kleval.verify.sentence_values import HEDGED, is_bound, split_sentences
 from kleval.verify.short_statement import short_statement
 from kleval.verify.statements import (
     Statement,
@@ -262,11 +262,55 @@ _CALENDAR_DATE = re.compile(r"(?<![\d/.-])(?:\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}
 _ADDITION = re.compile(r" ?\((?:and|plus|with|also|as well as)\b[^()]{1,80}\) ?[.!]?$", re.IGNORECASE)
 
 
+# Committing to a number in a sentence is more than writing it (kind `number`; the red-team round of 2.13.0):
+# class negated-value: "The answer is not 18." denies the value; class bound-value: "at least 260 sheep" bounds it;
+# class range-value: "about 64 to 65 dollars", "between 10 and 15", "12-14 hours" gives a range; and class
+# scaled-value: "260 thousand sheep", "$70 thousand" scale it (260,000 and 70,000; "7 dozen eggs" stays 7, a count of
+# dozens, as a question asked in dozens wants it).
+_NEGATED_VALUE = re.compile(r"\b(?:is|are|was|were|be|equals?)(?: not|n't)\b(?: (?:equal to|exactly|quite))? \$?(-?\d[\d,]*(?:\.\d+)?)",
+                            re.IGNORECASE)
+_RANGE_VALUE = re.compile(r"\b(?:(?:about|approximately|roughly|around|somewhere|anywhere)(?: between| from)?|between) \$?-?\d[\d,]*"
+                          r"(?:\.\d+)?(?: [a-z]+)? (?:to|and|or|-) \$?-?\d|(?<![\d.,-])\d[\d,]*(?:\.\d+)? ?[-–] ?\d[\d,]*(?:\.\d+)? (?!=)"
+                          r"(?:[a-z]+|%)", re.IGNORECASE)
+_SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
+_MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
+
+
 def find_number_answer(text: str) -> tuple[str | None, str]:
-    """kind `number`: the math grammar, a number inside a worded span, then the last number of the final line."""
+    """kind `number`: the number a completion commits to (`_number_answer`), unless the sentence stating it denies,
+    bounds or ranges it; a scale word after it scales it."""
+    number, how = _number_answer(text)
+    if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
+        return number, how
+    region = answer_region(text)
+    tail = region.rstrip()[-600:]
+    at = tail.rfind(number.strip().lstrip("$"))
+    if at == -1:
+        return number, how
+    sentence_start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at), tail.rfind("! ", 0, at), tail.rfind("? ", 0, at)) + 1
+    digits = number.strip().lstrip("$")
+    sentence = tail[sentence_start : at + len(digits) + 40]
+    if not how.startswith(_MARKED_STATEMENTS):  # a box, `####`, an answer tag or an `A:` line commits whatever the prose says
+        negated = [m.group(1).replace(",", "") for m in _NEGATED_VALUE.finditer(sentence)]
+        if digits.replace(",", "") in negated or is_bound(tail[max(sentence_start, at - 40) : at + len(digits) + 30], digits):
+            return None, f"the sentence stating {number.strip()} denies or bounds it ({how}); no value is committed"
+        if _RANGE_VALUE.search(sentence):
+            return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
+    scale = _SCALE_AFTER.match(tail, at + len(digits))
+    if scale:
+        from fractions import Fraction
+
+        value = Fraction(digits.replace(",", "")) * _SCALES[scale.group(1).lower()]
+        return (str(value.numerator) if value.denominator == 1 else str(float(value))), how + "/scaled-value"
+    return number, how
+
+
+def _number_answer(text: str) -> tuple[str | None, str]:
+    """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
-    if span is None and how.startswith("the answer line is empty"):
-        return None, how
+    if span is None and (how.startswith("the answer line is empty") or "is retracted later" in how):
+        return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
     if span is not None and re.search(r"\d", span):
         # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer
         main_part = _ADDITION.sub("", span)
