@@ -29,7 +29,7 @@ def compact_whitespace(text: str) -> str:
 # before names no English line starts with: `eq`, `abla`, `otin`, ...; never `e`, `u` or `i`).
 _CONTROL_ESCAPES = str.maketrans({"\x07": "\\a", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"})
 _ESCAPE_DAMAGE = re.compile(r"[\x07\x08\x0b\x0c]|\t(?:ext(?:bf|rm|it)? ?\{|imes(?![a-z])|heta(?![a-z])|frac\{)")
-_WHITESPACE_ESCAPE = re.compile(r"\t(?=(?:ext|extbf|imes|heta|an|au|o|op|riangle|ilde|frac|imes)(?![a-z]))"
+_WHITESPACE_ESCAPE = re.compile(r"\t(?=(?:ext(?:bf)?|imes|heta|an|au|o|op|riangle|ilde|frac)(?![a-z]))"
                                 r"|\r(?=(?:ight|ho|angle|m|vert|brace)(?![a-z]))"
                                 r"|\n(?=(?:eq|abla|otin|ewline|leq|geq|mid)(?![a-z]))")
 

@@ -21,6 +21,7 @@ for statements, so every pattern runs in linear time on degenerate input.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -106,6 +107,7 @@ _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
+@functools.lru_cache(maxsize=256)
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
@@ -273,8 +275,9 @@ _RANGE_VALUE = re.compile(r"\b(?:(?:about|approximately|roughly|around|somewhere
                           r"(?:\.\d+)?(?: [a-z]+)? (?:to|and|or|-) \$?-?\d|(?<![\d.,-])\d[\d,]*(?:\.\d+)? ?[-–] ?\d[\d,]*(?:\.\d+)? (?!=)"
                           r"(?:[a-z]+|%)", re.IGNORECASE)
 _SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
-_MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
+# (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
+_MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
 
 
 def find_number_answer(text: str) -> tuple[str | None, str]:
@@ -283,15 +286,14 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     number, how = _number_answer(text)
     if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
         return number, how
-    region = answer_region(text)
-    tail = region.rstrip()[-600:]
-    at = tail.rfind(number.strip().lstrip("$"))
+    digits = number.strip().lstrip("$")
+    tail = answer_region(text).rstrip()[-600:]
+    at = tail.rfind(digits)
     if at == -1:
         return number, how
     sentence_start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at), tail.rfind("! ", 0, at), tail.rfind("? ", 0, at)) + 1
-    digits = number.strip().lstrip("$")
     sentence = tail[sentence_start : at + len(digits) + 40]
-    if not how.startswith(_MARKED_STATEMENTS):  # a box, `####`, an answer tag or an `A:` line commits whatever the prose says
+    if not how.startswith(_MARKED_STATEMENTS):
         negated = [m.group(1).replace(",", "") for m in _NEGATED_VALUE.finditer(sentence)]
         if digits.replace(",", "") in negated or is_bound(tail[max(sentence_start, at - 40) : at + len(digits) + 30], digits):
             return None, f"the sentence stating {number.strip()} denies or bounds it ({how}); no value is committed"

@@ -180,7 +180,7 @@ _NAMED_CASES = re.compile(r"^(?:((?:[A-Za-z]|\\[a-zA-Z]+)(?:\([a-z]\))?) ?= ?)?(
 # Theta, as answers to "what is the running time" use it; Omega, little-o and little-omega stay apart.
 _ASYMPTOTIC = re.compile(r"^(\\mathcal ?\{ ?O ?\}|\\mathcal ?O|\\operatorname ?\{ ?O ?\}|O|\\Theta|\\Omega|o|\\omega)"
                          r" ?(?:\\left)? ?\((.+?)(?:\\right)? ?\)$")
-_BIG_O = {"O": "Theta", "\\Theta": "Theta", "\\Omega": "Omega", "o": "o", "\\omega": "omega"}
+_BIG_O = {"O": "Theta", "\\Theta": "Theta", "\\Omega": "Omega", "o": "o", "\\omega": "omega"}  # family of each letter
 _LOG_BASE = re.compile(r"\\(?:lg|ln|log_ ?\{? ?\d+ ?\}?)(?![A-Za-z])")
 
 
@@ -189,7 +189,7 @@ def asymptotic(s: str, policy: Policy) -> Canon | None:
     m = _ASYMPTOTIC.match(s)
     if m is None or (m.group(2).count("(") != m.group(2).count(")")):
         return None
-    family = _BIG_O.get(m.group(1), "Theta")  # every spelling of big-O (`\\mathcal{O}`) is big-O
+    family = _BIG_O.get(m.group(1), "Theta")  # the other spellings (`\\mathcal{O}`, `\\operatorname{O}`) are big-O
     try:
         inner = canonicalize(_LOG_BASE.sub(r"\\log", m.group(2)), policy)
     except ParseFailure:
@@ -226,6 +226,11 @@ _SET_QUALIFIERS = {"": "", "^+": ">0", "_+": ">0", "^*": "*", "^\\ast": "*", "_>
                    "^-": "<0", "_-": "<0", "_<0": "<0", "^<0": "<0"}
 
 
+# the qualifiers each letter takes: the integers signs, the naturals a positive or a zero-including variant, the
+# rationals a positive variant, the complex numbers none
+_QUALIFIERS_OF = {"Z": ("", ">0", ">=0", "<0"), "N": ("", ">0", ">=0"), "Q": ("", ">0"), "C": ("",)}
+
+
 def number_set(s: str) -> Canon | None:
     """A number set written with a blackboard letter: a family for the integers and their cosets, else a named set."""
     import sympy
@@ -247,11 +252,6 @@ def number_set(s: str) -> Canon | None:
     if letter == "N":  # a bare N is its own set: whether it holds 0 is a convention
         return Canon("numberset", "Z" + qualifier if qualifier else "N", s)
     return Canon("numberset", letter + qualifier, s)
-
-
-# the qualifiers each letter takes: the integers signs, the naturals a positive or a zero-including variant, the
-# rationals a positive variant, the complex numbers none
-_QUALIFIERS_OF = {"Z": ("", ">0", ">=0", "<0"), "N": ("", ">0", ">=0"), "Q": ("", ">0"), "C": ("",)}
 
 
 def special_form(s: str, policy: Policy) -> Canon | None:

@@ -41,7 +41,7 @@ def drop_restatement(span: str) -> str:
         return span
     if re.search(r"\\[A-Za-z]+(?:\^\{[^{}]*\}|\^\w)?$", head):
         return span  # a function and its argument ("\\tan^{-1} (2)", "\\sin (0.5)"), not a restatement
-    if re.match(r",? ?\( ?or\b", m.group(0).lstrip(" ~\\,;!$")) and not _same_number(head, m.group(1) or m.group(2)):
+    if re.match(r"\( ?or\b", m.group(0).lstrip(" ~\\,;!$")) and not _same_number(head, m.group(1) or m.group(2)):
         return span  # class parenthetical-alternative: "12 (or 13)" offers a second value; "100 (or 100.0)" restates it
     return head
 

@@ -35,15 +35,11 @@ def unit_of(span: str) -> str | None:
     m = _UNIT_AT_END.search(s)
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None
-    word = m.group(2).lower()
-    # (a plural `s` only on a word of three letters or more: "cms", "hrs", "kgs"; "ms" is milliseconds, read with
-    # SI prefixes by si_unit_of, never metres)
-    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")) if len(word) >= 3 else (word,):
-        if candidate in _UNIT_CANON:
-            power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
-            power = power or (m.group(3) or "").replace("{", "").replace("}", "")
-            return _UNIT_CANON[candidate] + power
-    return None
+    unit = _unit_word(m.group(2))
+    if unit is None:
+        return None
+    power = "^2" if (m.group(1) or "").startswith(("square", "sq")) else "^3" if m.group(1) else ""
+    return unit + (power or (m.group(3) or "").replace("{", "").replace("}", ""))
 
 
 # class unit-conversion: two answers in different known units of one dimension ("5 cm" vs "50 mm",
@@ -129,8 +125,11 @@ _COMPOUND = re.compile(r"^(\d+(?:\.\d+)?) ?([A-Za-z]+)\.?,? (?:and )?(\d+(?:\.\d
 
 
 def _unit_word(word: str) -> str | None:
+    """The canonical unit a unit word names ("Miles" -> "mi"), or None. A plural `s` is dropped only from a word of
+    three letters or more ("cms", "hrs", "kgs"): "ms" is milliseconds, read with SI prefixes by si_unit_of, never
+    metres."""
     word = word.lower()
-    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")):
+    for candidate in (word, word.removesuffix("s"), word.removesuffix("es")) if len(word) >= 3 else (word,):
         if candidate in _UNIT_CANON:
             return _UNIT_CANON[candidate]
     return None
