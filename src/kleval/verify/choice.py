@@ -85,6 +85,14 @@ def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
                       rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
 
 
+def _copula_label_pattern(letters: str) -> re.Pattern[str]:
+    # (class choice-copula-label: a copula, then the option as its label prints it, letter and text: "The largest active
+    # pool of carbon is C. Recoverable fossil fuels.", "The best estimate is (B) 42 m/s", "... would be D) the ileum")
+    return re.compile(rf"\b(?:is|are|was|were|would be|should be|must be)(?: option| choice)? (?:\((?-i:([{letters}]))\)"
+                      rf"|(?-i:([{letters}]))[.):])(?: |\*\* ?)(?=[A-Z0-9$\\]|(?<=\) )[a-z])"
+                      rf"(?!(?<=I[.):] )I\b|(?:and|or|nor|then|but|vs)\b)", re.IGNORECASE)
+
+
 def _several_options(letters: str) -> re.Pattern[str]:
     """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).",
     "Answer: (B)(C)")."""
@@ -133,6 +141,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
     phrases += [(offset + m.start(), m.group(1), "conclusion-letter", offset + m.end())
                 for m in _conclusion_letter_pattern(letters).finditer(tail)]
+    phrases += [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
+                for m in _copula_label_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
