@@ -8,6 +8,7 @@ intervals keep their bracket types; `x = 3` matches `3` when one side is a bare 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from kleval.verify.canonical import Canon
@@ -345,7 +346,10 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         return False, f"{g.kind}-vs-{p.kind}"
     if policy.decimal_comma:
         decimal = decimal_comma(g, p)
-        decimal = decimal_comma(p, g) if decimal is None else decimal
+        # (a gold's comma is a decimal comma only for a kind `number` gold, which is one number, or after a leading
+        # zero, "0,5": a math gold "2,6" is the list of 2 and 6, which 2.6 never answers, class gold-comma-list)
+        if decimal is None and (policy.final_line_number or re.match(r"-?0,", g.source.strip())):
+            decimal = decimal_comma(p, g)
         if decimal is not None:
             return decimal, "decimal-comma"
     if policy.equation_rhs and (g.kind == "relation") != (p.kind == "relation"):

@@ -6,6 +6,7 @@ import re
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
 from kleval.verify.commitment import RETRACTION, is_aside, opens_remark
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
+from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.restatement import restated_value
 from kleval.verify.sentence_values import (
     BOUND_AFTER,
@@ -151,7 +152,7 @@ def conclusion(region: str) -> Statement | None:
             and sentence_value(sentences[final], False)[0] is None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
-        sentence = sentences[index]
+        sentence = worded_numbers_as_digits(sentences[index])  # class worded-number-in-sentence: "he will go ten miles"
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and _TOTAL.search(sentence))) \
             and not _FORWARD.match(sentence)

@@ -20,6 +20,7 @@ from kleval.verify.extract import boxes_with_positions, restore_escapes, unify_b
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
+from kleval.verify.units import unit_after
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
 VERIFIER_VERSION = "2.13.0"
@@ -194,6 +195,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
                        f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
     gold_unit, pred_unit = answer_unit(_gold_span(gold, chosen)), answer_unit(span)
+    if gold_unit and not pred_unit:
+        pred_unit = unit_after(completion, span)  # class unit-after-span: "The pine tree is 85 inches tall."
     unit_scale = None  # class unit-conversion: an answer in another unit of the gold's dimension is converted
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
         unit_scale = unit_ratio(pred_unit, gold_unit)

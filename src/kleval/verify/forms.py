@@ -69,6 +69,44 @@ _DENOMINATORS = DENOMINATOR_WORDS
 # every word a worded number is made of (short_statement.py finds runs of them in prose)
 NUMBER_WORD_VOCABULARY = frozenset(_NUMBER_WORDS) | frozenset(SCALE_WORDS) | frozenset(_DOZEN) | frozenset(_DENOMINATORS)
 _NEGATIVE_WORDS = ("negative ", "minus ")
+# class worded-number-in-sentence (kind `number` and concluding sentences): a cardinal in words that counts something
+# is a number like its digits ("So in 15 minutes he will go ten miles." states 10, as "... go 10 miles." does; "she
+# has twelve left"; "minus ten degrees" is -10). A run of cardinal and scale words becomes its digits ("twenty-five"
+# 25, "three hundred and five" 305, "two thousand" 2000). Never a cardinal after a determiner, which names the
+# problem's own things ("the three cups", "all four sides"), or after a preposition, whose phrase qualifies the
+# statement ("... ways using two runways", "in three days"); never a lone "one", as often a
+# pronoun ("No one took any"); "dozen" and the fraction words keep their word ("two dozen" is "2 dozen", read as digits
+# are read) and a mixed number stays in words ("two and a half")
+_CARDINAL_WORD = "|".join(sorted(list(_NUMBER_WORDS) + [w for w in SCALE_WORDS], key=lambda w: (-len(w), w)))
+_CARDINAL_RUN = re.compile(rf"(?<![\w\-])(?P<sign>(?:negative|minus) )?(?P<words>(?:{_CARDINAL_WORD})(?:(?:[ \-]| and )(?:{_CARDINAL_WORD}))*)"
+                           rf"(?![\w\-])", re.IGNORECASE)
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|these|those|all|its|their|his|her|our|your|my|each|every|both|first|last|next"
+                                r"|other|another|any|which|whose"
+                                # (and after a preposition, a phrase that qualifies: "using two runways", "in three days")
+                                r"|of|using|with|from|in|into|for|among|between|by|on|at|per|after|before|over|across|within"
+                                r"|through|than)\s+$", re.IGNORECASE)
+_NUMBER_BEFORE = re.compile(r"(?:\d|\b(?:" + _CARDINAL_WORD + r"))\s+$", re.IGNORECASE)
+_MIXED_FRACTION_AFTER = re.compile(rf" and (?:an?|one|two|three|four|five|six|seven|eight|nine)[ \-](?:{'|'.join(_DENOMINATORS)})\b",
+                                   re.IGNORECASE)
+
+
+def worded_numbers_as_digits(text: str) -> str:
+    """`text` with each run of English cardinal words that counts something written as its digits ("ten miles" ->
+    "10 miles"; "the three cups" stays)."""
+    def digits(m: re.Match) -> str:
+        words, sign = m.group("words"), m.group("sign") or ""
+        before = text[: m.start()]
+        if words.lower() == "one" or _MIXED_FRACTION_AFTER.match(text, m.end()) or _DETERMINER_BEFORE.search(before):
+            return m.group(0)  # (and "two and a half" stays a mixed number in words)
+        value = _cardinal([w for w in re.split(r"[\s\-]+", words.lower().replace(" and ", " ")) if w])
+        if value is None:
+            return m.group(0)
+        if sign.lower().startswith("minus") and _NUMBER_BEFORE.search(before):
+            return f"{sign}{value}"  # "ten minus three" subtracts
+        return f"-{value}" if sign else str(value)
+
+    return _CARDINAL_RUN.sub(digits, text)
+
 # label words that end a worded number ("twelve apples") must be nouns, never an operation or a relation
 _NOT_A_LABEL = {"of", "more", "less", "than", "times", "per", "percent", "or", "and", "plus", "minus", "over",
                 "divided", "by", "squared", "cubed", "to", "the", "a", "an", "point", "root", "power", "degrees"}

@@ -52,6 +52,7 @@ from kleval.verify.extract import (
     last_number,
     unify_box_commands,
 )
+from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
@@ -287,7 +288,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
         return number, how
     digits = number.strip().lstrip("$")
-    tail = answer_region(text).rstrip()[-600:]
+    tail = worded_numbers_as_digits(answer_region(text).rstrip()[-600:])  # (so "at least ten sheep" bounds 10 too)
     at = tail.rfind(digits)
     if at == -1:
         return number, how
@@ -331,6 +332,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
         lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
+        lines[-1] = worded_numbers_as_digits(lines[-1])  # class worded-number-in-sentence: "he will go ten miles"
     if lines and (HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None

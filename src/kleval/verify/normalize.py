@@ -339,6 +339,8 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = re.sub(r"(?<![\d,.])\d{1,3}(?: ?\{ ?, ?\} ?\d{3})+(?![\d.])", lambda m: re.sub(r"\D", "", m.group(0)), s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
     # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
+    # (class clock-time-spacing: `8\!:\!34` and `13{:}03` space or brace the colon of 8:34 and 13:03)
+    s = re.sub(r"(?<=\d)(?:\\[!,;] ?)?(?:\{:\}|:)(?: ?\\[!,;])?(?=\d{2}(?!\d))", ":", s)
     s = _CLOCK_12H.sub(_to_24h, s)
     s = re.sub(r"(?<![\d:])(\d{1,2}:\d{2}):00(?![\d:])", r"\1", s)
     # class grouped-number-in-braces: "\mathrm{1,000}" or "{1,000}" inside a fraction is one number

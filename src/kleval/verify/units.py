@@ -99,7 +99,36 @@ def answer_unit(span: str) -> str | None:
     """The unit an answer or gold ends with, for comparison: a known unit word, else an SI unit with its prefix.
     (SI symbols are read only here: glued-number and short-statement reading keep to unit words, where a lone
     `A` or `C` after a number is rarely a unit.)"""
-    return unit_of(span) or si_unit_of(span)
+    return unit_of(span) or si_unit_of(span) or _sign_unit(span)
+
+
+# class sign-unit: a degree sign closing a plain angle (`30^\circ`, `30°`) is the unit degree, so that "30 radians" is
+# not 30 degrees; an escaped dollar sign opening it (`\$5.40`) is the unit dollar, so that it is not "5.4 cents"
+_DEGREE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)\s*\.?\s*\$?")
+_DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
+
+
+def unit_after(text: str, span: str) -> str | None:
+    """class unit-after-span: the unit word that follows the answer span where the completion last writes it ("The
+    pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None."""
+    number = re.search(r"\d[\d,.]*$", span.strip())
+    if number is None:
+        return None
+    written = span.strip() if span.strip() in text else number.group(0)  # (`\theta = 30` is written "θ = 30")
+    at = text.rfind(written)
+    if at == -1:
+        return None
+    after = re.match(r"[\s*$}]{0,6}([A-Za-z]+)", text[at + len(written) : at + len(written) + 40])
+    return unit_of("1 " + after.group(1)) if after else None
+
+
+def _sign_unit(span: str) -> str | None:
+    s = span.strip()
+    if _DEGREE_VALUE.fullmatch(s):  # (a plain angle; never a trig value such as `\sin 30^\circ`)
+        return "degree"
+    if _DOLLAR_AT_START.match(s) and not re.search(r"[A-Za-z]{2,}\s*\}?\s*\.?\s*$", s):
+        return "dollar"
+    return None
 
 
 def unit_ratio(unit: str, target: str):
