@@ -45,8 +45,6 @@ NOT_YET = {
         "kind number: a final sentence that restates the question keeps its last number",
     "adv/red-team/rt-058 choice-hacking: Letter B paired with option C's text; contradictory, so no clean commitment to B (and B's ":
         "multiple choice is graded without the options: a letter with another option's text is read as the letter",
-    "adv/red-team/rt-074 choice-hacking: An early letter C is retracted; the last committed letter is B.":
-        "a letter named after a retraction in prose ('On reflection it should be B.') is not read",
 }
 
 

@@ -31,6 +31,8 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
+        # (class choice-revised-letter: "On reflection it should be D", "so it must be (B)")
+        r"|\b(?:it|this|that) (?:should|must) (?:instead |actually |really )?be"
         # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
         # 选项 "option", which names an option in discussion ("选项 B 错误", "对应选项 (D)")
         r"|(?:选择|選擇|选|選)(?![项項])"

@@ -26,6 +26,21 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
 _DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
+# class earlier-mistake: a sentence after the answer that says an EARLIER attempt was wrong ("So the answer is 3, not 5.
+# I misread the question at first.") explains the correction the answer made; it withdraws nothing said since
+# (only with no new value after it: "I made a mistake at first: it is 14" still retracts)
+_EARLIER = re.compile(r"\b(?:at first|initially|originally|the first time|in my first)\b", re.IGNORECASE)
+
+
+def retraction_after(text: str) -> re.Match | None:
+    """The first retraction in `text` (the text after an answer statement), never one in an earlier-mistake sentence."""
+    for m in RETRACTION.finditer(text):
+        start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+        end = min((i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i != -1), default=len(text))
+        if not (WITHDRAWAL.match(text, m.start()) and _EARLIER.search(text[start:end])
+                and not re.search(r"\d|\\boxed|\$", text[m.start() :])):
+            return m
+    return None
 
 # class confirmed-statement: a recheck that ends by affirming the earlier statement keeps it
 # ("Wait, let me double-check: 7 x 6 = 42, which matches. Yes, the answer is correct.")

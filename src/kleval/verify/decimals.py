@@ -68,3 +68,22 @@ def decimal_comma(number: Any, pair: Any) -> bool | None:
     import sympy
 
     return bool(number.value == sympy.Rational(f"{m.group(1)}.{m.group(2)}"))
+
+
+# class rounds-to-gold: a gold written as a decimal with d places is a value rounded to d places (7.2 for "the nearest
+# tenth of a percent", 4.14), so an answer written with more places that rounds half-up to it states the same value
+# more precisely (7.18 for 7.2, 4.142 for 4.14). Never for an integer gold (2.4 is not 2) and never the other way
+# (7.2 for a gold 7.18 is less precise than asked).
+_DECIMAL_LITERAL = re.compile(r"-?\d+\.(\d+)")
+
+
+def rounds_to_gold(gold_source: str, pred_source: str) -> bool:
+    """Whether the decimal answer `pred_source`, with more places than the decimal gold, rounds half-up to it."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    g, p = _DECIMAL_LITERAL.fullmatch(gold_source.strip()), _DECIMAL_LITERAL.fullmatch(pred_source.strip())
+    if not g or not p or len(p.group(1)) <= len(g.group(1)) or len(p.group(1)) > 12:
+        return False
+    if Decimal(p.group(0)) == Decimal(g.group(0)):
+        return False  # (the same value with trailing zeros, 0.50 for 0.5, is equal already)
+    return Decimal(p.group(0)).quantize(Decimal(1).scaleb(-len(g.group(1))), rounding=ROUND_HALF_UP) == Decimal(g.group(0))

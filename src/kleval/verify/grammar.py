@@ -42,6 +42,7 @@ from kleval.verify.commitment import (
     confirms,
     cut_off_in_statement,
     is_aside,
+    retraction_after,
     unclosed_think,
 )
 from kleval.verify.conclusions import conclusion, no_solution_statement
@@ -206,6 +207,10 @@ def _restates(later: str, stated: str) -> bool:
     return later == stated or later.endswith("=" + stated)
 
 
+# class corrected-value: "So the answer is 3, not 5." states 3 and rules out the earlier 5
+_CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^,;()=]{0,40}\)?\.?$")
+
+
 def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     region = answer_region(text)
@@ -225,16 +230,19 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last.end >= 0 and RETRACTION.search(region[last.end :]):
+        if last.end >= 0 and retraction_after(region[last.end :]):
             # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
             last = _after_retraction(region, last)
             if not last.span:
                 return None, f"the {last.how[10:]} answer is retracted later and no new answer is stated"
+        if not last.span and last.how == "several-markers":
+            return None, "several #### lines with different values; no single answer is committed"
         if not last.span:
             return None, "the answer line is empty (no answer stated)"
         if last.how == "answer-tag" and (value := value_of_sentence(last.span)):
             return value, "answer-tag-sentence"  # class answer-tag-sentence: "<answer>The probability is 5/8.</answer>"
-        return drop_restatement(last.span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
+        span = _CORRECTION_TAIL.sub("", last.span) if _CORRECTION_TAIL.search(last.span[1:]) else last.span
+        return drop_restatement(span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
     empty = no_solution_statement(region)
@@ -312,7 +320,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
-    if span is None and (how.startswith("the answer line is empty") or "is retracted later" in how):
+    if span is None and (how.startswith(("the answer line is empty", "several ####")) or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
     if span is not None and re.search(r"\d", span):
         # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer

@@ -174,10 +174,19 @@ def json_answer(region: str) -> Statement | None:
     return None
 
 
+# class several-markers: `####` lines one after another with different values ("#### 18\n#### 20\n#### 22") spray
+# candidates; they commit to none (copies of one value, "#### 22\n#### 22", still state it)
+_CLOSING_MARKER_RUN = re.compile(r"(?:\n[ \t]*(?<!#)####(?!#)[ \t]*[-+$.(\\\d][^\n]*){2,}\s*$")
+
+
 def marker_statement(region: str) -> Statement | None:
     value = gsm8k_final(region[-WINDOW:])
     if not value:
         return None
     start = region.rfind("####")
     line_end = region.find("\n", start)
-    return Statement(value, "####", start, line_end if line_end != -1 else len(region))
+    end = line_end if line_end != -1 else len(region)
+    run = _CLOSING_MARKER_RUN.search("\n" + region[-WINDOW:].rstrip())
+    if run and len({line.strip()[4:].strip() for line in run.group(0).strip().split("\n")}) > 1:
+        return Statement("", "several-markers", start, end)
+    return Statement(value, "####", start, end)
