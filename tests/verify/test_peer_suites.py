@@ -148,6 +148,9 @@ HELDOUT_ROUNDS = {
     "round 11": ("heldout-v11-dev", "heldout-v11-frozen", 360),
     "round 12": ("heldout-v12-dev", "heldout-v12-frozen", 390),
 }
+# Round 13 (a class probe) keeps a right answer and its near-miss twin on one side: its split is by twin groups
+# (tests/verify/heldout/v13/README.md), not split.py's per-category shuffle.
+GROUP_SPLIT_ROUNDS = {"round 13": ("heldout-v13-dev", "heldout-v13-frozen", 480)}
 
 
 @pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
@@ -173,6 +176,22 @@ def test_heldout_corpora_are_well_formed_and_split_reproducibly(round_name):
     assert 0.35 <= len(frozen) / len(rows) <= 0.45
 
 
+@pytest.mark.parametrize("round_name", sorted(GROUP_SPLIT_ROUNDS))
+def test_group_split_rounds_keep_twins_on_one_side(round_name):
+    """Structure only (no verdicts): unique ids, valid labels, and no completion (or its opening) on both sides."""
+    dev_name, frozen_name, min_rows = GROUP_SPLIT_ROUNDS[round_name]
+    files = corpus.heldout_files()
+    dev, frozen = corpus.load_jsonl(files[dev_name]), corpus.load_jsonl(files[frozen_name])
+    rows = dev + frozen
+    assert len({row["id"] for row in rows}) == len(rows) >= min_rows
+    for row in rows:
+        assert row["kind"] in {"math", "number", "choice"} and row["expected"] in {"correct", "incorrect"}, row["id"]
+        assert row["source"] == "hand-written" or row["source"].startswith("https://github.com/"), row["id"]
+    dev_openings = {row["completion"][:150] for row in dev}
+    assert not [row["id"] for row in frozen if row["completion"][:150] in dev_openings]
+    assert 0.35 <= len(frozen) / len(rows) <= 0.45
+
+
 # Each later round and the corpora it must not repeat a (gold, completion) pair of (besides the earlier rounds).
 NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adversarial.jsonl",)),
                 "round 5": ("heldout-v5", ("adversarial.jsonl",)),
@@ -182,7 +201,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 9": ("heldout-v9", ("adversarial.jsonl",)),
                 "round 10": ("heldout-v10", ("adversarial.jsonl",)),
                 "round 11": ("heldout-v11", ("adversarial.jsonl",)),
-                "round 12": ("heldout-v12", ("adversarial.jsonl",))}
+                "round 12": ("heldout-v12", ("adversarial.jsonl",)),
+                "round 13": ("heldout-v13", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))

@@ -23,7 +23,7 @@ from kleval.verify.policy import Policy, resolve_policy
 from kleval.verify.units import unit_after
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.13.0"
+VERIFIER_VERSION = "2.14.0"
 
 
 @functools.lru_cache(maxsize=65536)
