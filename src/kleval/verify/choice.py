@@ -31,8 +31,10 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
-        # (class choice-revised-letter: "On reflection it should be D", "so it must be (B)")
-        r"|\b(?:it|this|that) (?:should|must) (?:instead |actually |really )?be"
+        # (class choice-revised-letter: a revision that names its letter, "On reflection it should be D", "Actually,
+        # it must be (B)"; never a conditional, "If the question asked for the largest, it should be D")
+        r"|(?<![A-Za-z])(?:on reflection|on second thought|actually|instead|rather|looking again|correction),? "
+        r"(?:I think )?(?:it|this|that|the answer) (?:should|must) (?:instead |actually |really )?be"
         # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
         # 选项 "option", which names an option in discussion ("选项 B 错误", "对应选项 (D)")
         r"|(?:选择|選擇|选|選)(?![项項])"
@@ -95,6 +97,18 @@ def _copula_label_pattern(letters: str) -> re.Pattern[str]:
                       rf"(?!(?<=I[.):] )I\b|(?:and|or|nor|then|but|vs)\b)", re.IGNORECASE)
 
 
+_NOT_THE_ANSWER = re.compile(r"\b(?:distractor|misconception|trap|incorrect|wrong|tempting|other (?:choice|option)s?|if)\b",
+                             re.IGNORECASE)
+_HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly)\b", re.IGNORECASE)
+
+
+def _labels_the_answer(text: str, m: re.Match) -> bool:
+    """Whether a copula-label statement names the answer: not a distractor ("The trap is (D) Lead."), a conditional,
+    or a letter doubted right after it ("It is C. Photosynthesis? Actually I'm not sure.")."""
+    sentence_start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+    return not _NOT_THE_ANSWER.search(text[sentence_start : m.start()]) and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120])
+
+
 def _several_options(letters: str) -> re.Pattern[str]:
     """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).",
     "Answer: (B)(C)")."""
@@ -143,10 +157,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
     phrases += [(offset + m.start(), m.group(1), "conclusion-letter", offset + m.end())
                 for m in _conclusion_letter_pattern(letters).finditer(tail)]
-    phrases += [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
-                for m in _copula_label_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
+    if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
+        phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
+                   for m in _copula_label_pattern(letters).finditer(tail) if _labels_the_answer(tail, m)]
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")

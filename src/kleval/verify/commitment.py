@@ -26,9 +26,12 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
 _DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
-# class earlier-mistake: a sentence after the answer that says an EARLIER attempt was wrong ("So the answer is 3, not 5.
-# I misread the question at first.") explains the correction the answer made; it withdraws nothing said since
+# class earlier-mistake: after an answer that corrects a value ("So the answer is 3, not 5."), a sentence that says an
+# EARLIER attempt was wrong ("I misread the question at first.") explains that correction; it withdraws nothing said
+# since. Never with a retraction of its own ("scratch that", "this answer is wrong") or a new value after it.
 # (only with no new value after it: "I made a mistake at first: it is 14" still retracts)
+_OWN_RETRACTION = re.compile(r"\b(?:scratch that|on second thought|(?:this|that|the|my) answer|wrong|different|higher|lower"
+                             r"|instead)\b", re.IGNORECASE)
 _EARLIER = re.compile(r"\b(?:at first|initially|originally|the first time|in my first)\b", re.IGNORECASE)
 
 
@@ -38,7 +41,7 @@ def retraction_after(text: str) -> re.Match | None:
         start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
         end = min((i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i != -1), default=len(text))
         if not (WITHDRAWAL.match(text, m.start()) and _EARLIER.search(text[start:end])
-                and not re.search(r"\d|\\boxed|\$", text[m.start() :])):
+                and not re.search(r"\d|\\boxed|\$", text[m.start() :]) and not _OWN_RETRACTION.search(text)):
             return m
     return None
 

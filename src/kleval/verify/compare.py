@@ -15,7 +15,6 @@ from kleval.verify.canonical import Canon
 from kleval.verify.decimals import (
     decimal_comma,
     float_precision_decimal,
-    rounds_to_gold,
     float_precision_places,
 )
 from kleval.verify.families import renamed_constant, renamed_parameter
@@ -345,8 +344,6 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
         return value is not None and g.value == value, "base-n-value"
     if g.kind == "base" or p.kind == "base":
         return False, f"{g.kind}-vs-{p.kind}"
-    if g.kind == "number" and p.kind == "number" and rounds_to_gold(g.source, p.source):
-        return True, "rounds-to-gold"  # class rounds-to-gold: 7.18 for a gold 7.2
     if policy.decimal_comma:
         decimal = decimal_comma(g, p)
         # (a gold's comma is a decimal comma only for a kind `number` gold, which is one number, or after a leading

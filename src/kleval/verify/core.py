@@ -16,11 +16,12 @@ from kleval.verify import grammar, statements
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
+from kleval.verify.decimals import APPROXIMATE, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, restore_escapes, unify_box_commands
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
-from kleval.verify.units import unit_after
+from kleval.verify.units import unit_after, unit_word_at
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
 VERIFIER_VERSION = "2.14.0"
@@ -195,8 +196,12 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
                        f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
     pred_normalized = normalize_span(span, chosen)
     gold_unit, pred_unit = answer_unit(_gold_span(gold, chosen)), answer_unit(span)
-    if gold_unit and not pred_unit:
-        pred_unit = unit_after(completion, span)  # class unit-after-span: "The pine tree is 85 inches tall."
+    if gold_unit and not pred_unit:  # class unit-after-span: "The pine tree is 85 inches tall.", "$\boxed{30}$ radians"
+        if how in ("boxed", "repeated-box"):
+            boxes = boxes_with_positions(completion)
+            pred_unit = unit_word_at(completion, boxes[-1][1]) if boxes and boxes[-1][2].strip() == span.strip() else None
+        elif not how.startswith(("####", "answer-tag", "json-answer")):
+            pred_unit = unit_after(completion, span)
     unit_scale = None  # class unit-conversion: an answer in another unit of the gold's dimension is converted
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
         unit_scale = unit_ratio(pred_unit, gold_unit)
@@ -239,6 +244,9 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             same = equal(Canon("number", g_value, gold_canon.source), Canon("number", p_value, pred_canon.source),
                          chosen)[0]
             rule = "percent-sign-value" if same else rule
+    if not same and pred_canon.kind == "number" and gold_canon.kind == "number" \
+            and rounds_to_gold(gold_canon.source, pred_canon.source) and APPROXIMATE.search(completion[-400:]):
+        same, rule = True, "rounds-to-gold"  # class rounds-to-gold (kleval.verify.decimals): "≈ 0.0718", then 7.18%
     if not same and (marked := degrees_implied(_gold_span(gold, chosen), span)):
         verdict = _verify(gold, "\\boxed{" + marked + "}", chosen)  # class degrees-implied (kleval.verify.normalize)
         if verdict.correct:

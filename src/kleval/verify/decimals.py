@@ -70,10 +70,13 @@ def decimal_comma(number: Any, pair: Any) -> bool | None:
     return bool(number.value == sympy.Rational(f"{m.group(1)}.{m.group(2)}"))
 
 
-# class rounds-to-gold: a gold written as a decimal with d places is a value rounded to d places (7.2 for "the nearest
-# tenth of a percent", 4.14), so an answer written with more places that rounds half-up to it states the same value
-# more precisely (7.18 for 7.2, 4.142 for 4.14). Never for an integer gold (2.4 is not 2) and never the other way
-# (7.2 for a gold 7.18 is less precise than asked).
+# class rounds-to-gold: an answer the completion itself marks as rounded or approximate (≈, "about", "rounded",
+# "to the nearest", "decimal places") and writes with more places than a decimal gold states the gold's value more
+# precisely when it rounds half-up to it (7.18% for 7.2%, "≈ 4.142" for 4.14). Never otherwise: GSM8K and MATH
+# decimal golds are mostly exact, so an unmarked 0.45 is no answer to 0.5. Never for a gold whose value is an integer
+# ("2.0"), and never the other way (7.2 for a gold 7.18 is less precise than asked).
+APPROXIMATE = re.compile(r"≈|\\approx|\\sim|\b(?:approximately|approx\.?|about|roughly|around|rounded|rounding|round"
+                         r"|nearest|decimal places?|significant (?:figures|digits))\b", re.IGNORECASE)
 _DECIMAL_LITERAL = re.compile(r"-?\d+\.(\d+)")
 
 
@@ -82,7 +85,7 @@ def rounds_to_gold(gold_source: str, pred_source: str) -> bool:
     from decimal import ROUND_HALF_UP, Decimal
 
     g, p = _DECIMAL_LITERAL.fullmatch(gold_source.strip()), _DECIMAL_LITERAL.fullmatch(pred_source.strip())
-    if not g or not p or len(p.group(1)) <= len(g.group(1)) or len(p.group(1)) > 12:
+    if not g or not p or len(p.group(1)) <= len(g.group(1)) or len(p.group(1)) > 12 or Decimal(g.group(0)) % 1 == 0:
         return False
     if Decimal(p.group(0)) == Decimal(g.group(0)):
         return False  # (the same value with trailing zeros, 0.50 for 0.5, is equal already)

@@ -90,19 +90,32 @@ _MIXED_FRACTION_AFTER = re.compile(rf" and (?:an?|one|two|three|four|five|six|se
                                    re.IGNORECASE)
 
 
+_DIGIT_NUMBER = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?")
+_WORD_AFTER = re.compile(r" (?:dozen|minus|plus|times|divided|over|to|or)\b", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"\b(?:minus|plus|times|over)\s+$|(?:\d|\b(?:" + _CARDINAL_WORD + r")),?\s+(?:to|or)\s+$", re.IGNORECASE)
+
+
 def worded_numbers_as_digits(text: str) -> str:
     """`text` with each run of English cardinal words that counts something written as its digits ("ten miles" ->
-    "10 miles"; "the three cups" stays)."""
+    "10 miles"; "the three cups" stays). A text whose digits state a value of their own ("Mary spent $24 buying
+    eight pencils.", "It takes 6 hours if two workers help.") keeps its words: only digits in a qualifying phrase
+    ("in 15 minutes") leave the words to state the value. Words next to an operation, a range or an alternative
+    ("ten minus three", "twenty to thirty", "seven or eight") and a count of dozens stay words."""
+    for number in _DIGIT_NUMBER.finditer(text):
+        if not _DETERMINER_BEFORE.search(text[: number.start()]):
+            return text
+
     def digits(m: re.Match) -> str:
         words, sign = m.group("words"), m.group("sign") or ""
         before = text[: m.start()]
-        if words.lower() == "one" or _MIXED_FRACTION_AFTER.match(text, m.end()) or _DETERMINER_BEFORE.search(before):
+        if words.lower() == "one" or _MIXED_FRACTION_AFTER.match(text, m.end()) or _DETERMINER_BEFORE.search(before) \
+                or _WORD_AFTER.match(text, m.end()) or _WORD_BEFORE.search(before):
             return m.group(0)  # (and "two and a half" stays a mixed number in words)
         value = _cardinal([w for w in re.split(r"[\s\-]+", words.lower().replace(" and ", " ")) if w])
         if value is None:
             return m.group(0)
         if sign.lower().startswith("minus") and _NUMBER_BEFORE.search(before):
-            return f"{sign}{value}"  # "ten minus three" subtracts
+            return m.group(0)  # "ten minus three" subtracts: an operation stays words
         return f"-{value}" if sign else str(value)
 
     return _CARDINAL_RUN.sub(digits, text)

@@ -46,6 +46,7 @@ from kleval.verify.commitment import (
     unclosed_think,
 )
 from kleval.verify.conclusions import conclusion, no_solution_statement
+from kleval.verify.conclusions import negated as clause_negates
 from kleval.verify.extract import (
     boxes_with_positions,
     compact_whitespace,
@@ -208,7 +209,7 @@ def _restates(later: str, stated: str) -> bool:
 
 
 # class corrected-value: "So the answer is 3, not 5." states 3 and rules out the earlier 5
-_CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^,;()=]{0,40}\)?\.?$")
+_CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
 
 
 def find_math_answer(text: str) -> tuple[str | None, str]:
@@ -230,7 +231,10 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last.end >= 0 and retraction_after(region[last.end :]):
+        # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
+        # than retracted by a later "I misread the question at first")
+        corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
+        if last.end >= 0 and (retraction_after if corrects else RETRACTION.search)(region[last.end :]):
             # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
             last = _after_retraction(region, last)
             if not last.span:
@@ -283,6 +287,9 @@ _NEGATED_VALUE = re.compile(r"\b(?:is|are|was|were|be|equals?)(?: not|n't)\b(?: 
 _RANGE_VALUE = re.compile(r"\b(?:(?:about|approximately|roughly|around|somewhere|anywhere)(?: between| from)?|between) \$?-?\d[\d,]*"
                           r"(?:\.\d+)?(?: [a-z]+)? (?:to|and|or|-) \$?-?\d|(?<![\d.,-])\d[\d,]*(?:\.\d+)? ?[-–] ?\d[\d,]*(?:\.\d+)? (?!=)"
                           r"(?:[a-z]+|%)", re.IGNORECASE)
+# (class range-value: also "7, or maybe 8, apples" and "20 to 30 boxes", never "rose from 10 to 25 dollars")
+_HEDGED_ALTERNATIVE = re.compile(r"\d,? or (?:maybe|perhaps|possibly|so) \$?-?\d"
+                                 r"|^(?!.*\bfrom\b).*(?<![\d.,])\d[\d,]*(?:\.\d+)? to \$?\d[\d,]*(?:\.\d+)? [a-z]+", re.IGNORECASE)
 _SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
@@ -296,8 +303,11 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
         return number, how
     digits = number.strip().lstrip("$")
-    tail = worded_numbers_as_digits(answer_region(text).rstrip()[-600:])  # (so "at least ten sheep" bounds 10 too)
+    tail = answer_region(text).rstrip()[-600:]
     at = tail.rfind(digits)
+    if at == -1:  # a value read from words ("he will go ten miles") is checked where its words stand
+        tail = worded_numbers_as_digits(tail)  # (so "at least ten sheep" bounds 10 too)
+        at = tail.rfind(digits)
     if at == -1:
         return number, how
     sentence_start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at), tail.rfind("! ", 0, at), tail.rfind("? ", 0, at)) + 1
@@ -306,8 +316,10 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         negated = [m.group(1).replace(",", "") for m in _NEGATED_VALUE.finditer(sentence)]
         if digits.replace(",", "") in negated or is_bound(tail[max(sentence_start, at - 40) : at + len(digits) + 30], digits):
             return None, f"the sentence stating {number.strip()} denies or bounds it ({how}); no value is committed"
-        if _RANGE_VALUE.search(sentence):
+        if _RANGE_VALUE.search(sentence) or _HEDGED_ALTERNATIVE.search(sentence):
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
+        if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
+            return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
     scale = _SCALE_AFTER.match(tail, at + len(digits))
     if scale:
         from fractions import Fraction
@@ -340,7 +352,9 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
         lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
-        lines[-1] = worded_numbers_as_digits(lines[-1])  # class worded-number-in-sentence: "he will go ten miles"
+        last_sentence = (split_sentences(lines[-1]) or [""])[-1]  # class worded-number-in-sentence: "he will go ten miles"
+        if last_sentence and lines[-1].endswith(last_sentence):
+            lines[-1] = lines[-1][: len(lines[-1]) - len(last_sentence)] + worded_numbers_as_digits(last_sentence)
     if lines and (HEDGED.search(lines[-1]) or _NO_COMMITMENT.search(lines[-1])):
         return None, "the final line declines to commit to a value (\"I'm not sure\"); its numbers are not a guess"
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None

@@ -176,7 +176,16 @@ def json_answer(region: str) -> Statement | None:
 
 # class several-markers: `####` lines one after another with different values ("#### 18\n#### 20\n#### 22") spray
 # candidates; they commit to none (copies of one value, "#### 22\n#### 22", still state it)
-_CLOSING_MARKER_RUN = re.compile(r"(?:\n[ \t]*(?<!#)####(?!#)[ \t]*[-+$.(\\\d][^\n]*){2,}\s*$")
+_CLOSING_MARKER_RUN = re.compile(r"(?:\n\s*(?<!#)####(?!#)[ \t]*[-+$.(\\\d][^\n]*){2,}\s*$")
+_MARKER_VALUE = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def _marker_value(line: str):
+    """The number a `####` line states (`#### $22.00` and `#### 22 apples` state 22), or the line when it has none."""
+    from decimal import Decimal
+
+    m = _MARKER_VALUE.search(line)
+    return Decimal(m.group(0).replace(",", "")) if m else line.strip()
 
 
 def marker_statement(region: str) -> Statement | None:
@@ -187,6 +196,6 @@ def marker_statement(region: str) -> Statement | None:
     line_end = region.find("\n", start)
     end = line_end if line_end != -1 else len(region)
     run = _CLOSING_MARKER_RUN.search("\n" + region[-WINDOW:].rstrip())
-    if run and len({line.strip()[4:].strip() for line in run.group(0).strip().split("\n")}) > 1:
+    if run and len({_marker_value(line) for line in run.group(0).split("\n") if line.strip()}) > 1:
         return Statement("", "several-markers", start, end)
     return Statement(value, "####", start, end)

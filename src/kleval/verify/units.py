@@ -109,16 +109,23 @@ _DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
 
 
 def unit_after(text: str, span: str) -> str | None:
-    """class unit-after-span: the unit word that follows the answer span where the completion last writes it ("The
-    pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None."""
+    """class unit-after-span: the unit word that follows the answer span on its line, where the completion last writes
+    it ("The pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None."""
     number = re.search(r"\d[\d,.]*$", span.strip())
     if number is None:
         return None
     written = span.strip() if span.strip() in text else number.group(0)  # (`\theta = 30` is written "θ = 30")
-    at = text.rfind(written)
-    if at == -1:
+    at = None
+    for at in re.finditer(rf"(?<![\d.,]){re.escape(written)}(?![\d])", text):
+        pass  # (the last place it is written)
+    if at is None:
         return None
-    after = re.match(r"[\s*$}]{0,6}([A-Za-z]+)", text[at + len(written) : at + len(written) + 40])
+    return unit_word_at(text, at.end())
+
+
+def unit_word_at(text: str, at: int) -> str | None:
+    """The known unit of the word at `text[at]`, after spaces, `*`, `$`, `}` or `)` on the same line, else None."""
+    after = re.match(r"[ \t*$})]{0,6}([A-Za-z]+)", text[at : at + 40])
     return unit_of("1 " + after.group(1)) if after else None
 
 
