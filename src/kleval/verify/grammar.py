@@ -208,6 +208,31 @@ def _restates(later: str, stated: str) -> bool:
     return later == stated or later.endswith("=" + stated)
 
 
+# class closing-display: a completion that ends with a display block after a lead-in that announces it ("..., whose
+# roots are real:", "Hence", "so", "we get") states its answer there: `$$x = 1 + \sqrt{19},\quad x = 1 - \sqrt{19}$$`
+# (an equation whose left side is no bare variable, `x^2 - 5x = 0`, stays an equation, which answers no number).
+# Never a display without such a lead-in (a last step of working) and never one with text after it.
+_CLOSING_DISPLAY = re.compile(r"(?:\$\$((?:(?!\$\$).){1,600})\$\$|\\\[((?:(?!\\\]).){1,600})\\\])\s*$", re.DOTALL)
+_DISPLAY_LEAD_IN = re.compile(r"(?::|\b(?:so|hence|thus|therefore|we get|we obtain|we have|gives|giving|yields|is|are|becomes"
+                              r"|the answer is|the result is)\s*,?)\s*$", re.IGNORECASE)
+
+
+def closing_display(region: str) -> Statement | None:
+    """The closing display block of `region` when the text before it announces it, else None."""
+    text = region.rstrip()
+    m = _CLOSING_DISPLAY.search(text[-800:])
+    if m is None:
+        return None
+    start = len(text) - len(text[-800:]) + m.start()
+    if not _DISPLAY_LEAD_IN.search(text[max(0, start - 80) : start].rstrip()):
+        return None
+    content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
+    return Statement(content, "closing-display", start) if content else None
+
+
+_BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
+
+
 # class corrected-value: "So the answer is 3, not 5." states 3 and rules out the earlier 5
 _CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
 
@@ -245,6 +270,10 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
             return None, "the answer line is empty (no answer stated)"
         if last.how == "answer-tag" and (value := value_of_sentence(last.span)):
             return value, "answer-tag-sentence"  # class answer-tag-sentence: "<answer>The probability is 5/8.</answer>"
+        bold = _BOLD_VALUES.findall(last.span)
+        if len(bold) == 1 and len(re.findall(r"[A-Za-z]{2,}", _BOLD_VALUES.sub(" ", last.span))) >= 3:
+            # class bold-value-in-answer-sentence: "**Answer:** A 3-inch cube would cost **$18.90** to make."
+            return bold[0], last.how + "/bold-value"
         span = _CORRECTION_TAIL.sub("", last.span) if _CORRECTION_TAIL.search(last.span[1:]) else last.span
         return drop_restatement(span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
@@ -258,7 +287,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
-                   else (bold_final_line, yes_no_opening, conclusion, bare_answer)):
+                   else (bold_final_line, yes_no_opening, closing_display, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
@@ -292,6 +321,7 @@ _HEDGED_ALTERNATIVE = re.compile(r"\d,? or (?:maybe|perhaps|possibly|so) \$?-?\d
                                  r"|^(?!.*\bfrom\b).*(?<![\d.,])\d[\d,]*(?:\.\d+)? to \$?\d[\d,]*(?:\.\d+)? [a-z]+", re.IGNORECASE)
 _SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
+_RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
 _MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
 
@@ -360,6 +390,8 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None
     if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
         return bold, "bold-value-of-final-line"
+    if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
+        lines[-1] = _RESTATING_PARENTHETICAL.sub("", lines[-1])
     if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = stated_total(lines[-1]) if lines else None
