@@ -31,10 +31,6 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
-        # (class choice-revised-letter: a revision that names its letter, "On reflection it should be D", "Actually,
-        # it must be (B)"; never a conditional, "If the question asked for the largest, it should be D")
-        r"|(?<![A-Za-z])(?:on reflection|on second thought|actually|instead|rather|looking again|correction),? "
-        r"(?:I think )?(?:it|this|that|the answer) (?:should|must) (?:instead |actually |really )?be"
         # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
         # 选项 "option", which names an option in discussion ("选项 B 错误", "对应选项 (D)")
         r"|(?:选择|選擇|选|選)(?![项項])"
@@ -97,16 +93,41 @@ def _copula_label_pattern(letters: str) -> re.Pattern[str]:
                       rf"(?!(?<=I[.):] )I\b|(?:and|or|nor|then|but|vs)\b)", re.IGNORECASE)
 
 
-_NOT_THE_ANSWER = re.compile(r"\b(?:distractor|misconception|trap|incorrect|wrong|tempting|other (?:choice|option)s?|if)\b",
-                             re.IGNORECASE)
-_HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly)\b", re.IGNORECASE)
+def _revised_letter_pattern(letters: str) -> re.Pattern[str]:
+    # (class choice-revised-letter: a revision that names its letter and ends its clause, "On reflection it should be
+    # D.", "Actually, it must be (B), since ..."; never a conditional, "Actually, it should be C if we consider air
+    # resistance", nor "it should be A bit more careful")
+    return re.compile(r"(?<![A-Za-z])(?:on reflection|on second thought|actually|instead|rather|looking again|correction),? "
+                      r"(?:I think )?(?:it|this|that|the answer) (?:should|must) (?:instead |actually |really )?be "
+                      rf"(?:option |choice )?(?:\((?-i:([{letters}]))\)|(?-i:([{letters}]))(?=[.!:)]|\s*[—–-]|,? (?:since|because|as)\b|\s*$))",
+                      re.IGNORECASE)
 
 
-def _labels_the_answer(text: str, m: re.Match) -> bool:
-    """Whether a copula-label statement names the answer: not a distractor ("The trap is (D) Lead."), a conditional,
-    or a letter doubted right after it ("It is C. Photosynthesis? Actually I'm not sure.")."""
+_NOT_THE_ANSWER = re.compile(r"\b(?:distractor|misconception|trap|incorrect|wrong|tempting|other (?:choice|option)s?|if|options"
+                             r"|choices|might|guess|glance|possibly|not say|would not|was|were|could|doubt)\b", re.IGNORECASE)
+_HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly|doubt)\b", re.IGNORECASE)
+_CONDITION_AFTER = re.compile(r"\?|\b(?:if|when|whenever|unless|only|otherwise)\b", re.IGNORECASE)
+_VERB_WORDS = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|should|we|I|you|it|they|this|that|there|but"
+                         r"|or)\b", re.IGNORECASE)
+
+
+def _sentence_after(text: str, at: int) -> str:
+    """The rest of the sentence from `at`: up to a full stop, question or exclamation mark before a space, or a newline."""
+    end = re.search(r"[.!?](?:\s|$)|\n", text[at:])
+    return text[at : at + end.end()] if end else text[at:]
+
+
+def _labels_the_answer(text: str, m: re.Match, letters: str) -> bool:
+    """Whether a copula-label statement names the answer: not a distractor ("The trap is (D) Lead."), an option list
+    ("The options are A) Madrid, B) Paris"), a conditional or a guess, a letter doubted right after it ("It is C.
+    Photosynthesis? Actually I'm not sure."), or a capital that opens the next sentence ("The area is A. The perimeter
+    is P."): the label's text is a short noun phrase that ends its sentence, with no other option label in it."""
     sentence_start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
-    return not _NOT_THE_ANSWER.search(text[sentence_start : m.start()]) and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120])
+    label_text = _sentence_after(text, m.end())
+    return not _NOT_THE_ANSWER.search(text[sentence_start : m.start()]) \
+        and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) \
+        and not _VERB_WORDS.search(label_text) and len(label_text.split()) <= 8 \
+        and not re.search(rf"(?:^|[\s,(])\(?[{letters}][.):]\s", label_text)
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
@@ -159,9 +180,13 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 for m in _conclusion_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
+    phrases += [(offset + m.start(), m.group(1) or m.group(2), "answer-phrase", offset + m.end())
+                for m in _revised_letter_pattern(letters).finditer(tail)
+                if not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))]  # class choice-revised-letter
     if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
+        labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
-                   for m in _copula_label_pattern(letters).finditer(tail) if _labels_the_answer(tail, m)]
+                   for m in labels if len(labels) == 1 and _labels_the_answer(tail, m, letters)]
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")

@@ -28,10 +28,13 @@ WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 # class earlier-mistake: after an answer that corrects a value ("So the answer is 3, not 5."), a sentence that says an
 # EARLIER attempt was wrong ("I misread the question at first.") explains that correction; it withdraws nothing said
-# since. Never with a retraction of its own ("scratch that", "this answer is wrong") or a new value after it.
+# since. Never with a retraction of its own ("scratch that", "this answer is wrong", "redoing it") or a new value
+# after it, in digits or words.
 # (only with no new value after it: "I made a mistake at first: it is 14" still retracts)
 _OWN_RETRACTION = re.compile(r"\b(?:scratch that|on second thought|(?:this|that|the|my) answer|wrong|different|higher|lower"
-                             r"|instead)\b", re.IGNORECASE)
+                             r"|instead|re-?do(?:ing)?|should have|giving|gives|so it is|so the)\b"
+                             r"|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
+                             r"|fifty|hundred)\b", re.IGNORECASE)
 _EARLIER = re.compile(r"\b(?:at first|initially|originally|the first time|in my first)\b", re.IGNORECASE)
 
 

@@ -16,7 +16,7 @@ from kleval.verify import grammar, statements
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
-from kleval.verify.decimals import APPROXIMATE, rounds_to_gold
+from kleval.verify.decimals import marked_approximate, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, restore_escapes, unify_box_commands
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
@@ -201,7 +201,7 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             boxes = boxes_with_positions(completion)
             pred_unit = unit_word_at(completion, boxes[-1][1]) if boxes and boxes[-1][2].strip() == span.strip() else None
         elif not how.startswith(("####", "answer-tag", "json-answer")):
-            pred_unit = unit_after(completion, span)
+            pred_unit = unit_after(completion, span, cue=r"answer[^.!?\n]{0,30}$" if how.startswith("answer-phrase") else None)
     unit_scale = None  # class unit-conversion: an answer in another unit of the gold's dimension is converted
     if chosen.strip_units and gold_unit and pred_unit and gold_unit != pred_unit:
         unit_scale = unit_ratio(pred_unit, gold_unit)
@@ -245,8 +245,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
                          chosen)[0]
             rule = "percent-sign-value" if same else rule
     if not same and pred_canon.kind == "number" and gold_canon.kind == "number" \
-            and rounds_to_gold(gold_canon.source, pred_canon.source) and APPROXIMATE.search(completion[-400:]):
-        same, rule = True, "rounds-to-gold"  # class rounds-to-gold (kleval.verify.decimals): "≈ 0.0718", then 7.18%
+            and rounds_to_gold(gold_canon.source, pred_canon.source) and marked_approximate(completion, pred_canon.source):
+        same, rule = True, "rounds-to-gold"  # class rounds-to-gold (kleval.verify.decimals): "r ≈ 7.18%" for 7.2%
     if not same and (marked := degrees_implied(_gold_span(gold, chosen), span)):
         verdict = _verify(gold, "\\boxed{" + marked + "}", chosen)  # class degrees-implied (kleval.verify.normalize)
         if verdict.correct:

@@ -91,16 +91,27 @@ _MIXED_FRACTION_AFTER = re.compile(rf" and (?:an?|one|two|three|four|five|six|se
 
 
 _DIGIT_NUMBER = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?")
-_WORD_AFTER = re.compile(r" (?:dozen|minus|plus|times|divided|over|to|or)\b", re.IGNORECASE)
-_WORD_BEFORE = re.compile(r"\b(?:minus|plus|times|over)\s+$|(?:\d|\b(?:" + _CARDINAL_WORD + r")),?\s+(?:to|or)\s+$", re.IGNORECASE)
+_WORD_AFTER = re.compile(r" (?:dozen|minus|plus|times|divided|over|to|or|point|out of|in (?:\d|" + _CARDINAL_WORD + r")"
+                         r"|squared|cubed|factorial|(?:" + "|".join(_DENOMINATORS) + r"))\b|,? (?:" + _CARDINAL_WORD + r")\b"
+                         r"|!", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"\b(?:minus|plus|times|over|point)\s+$|(?:\d|\b(?:" + _CARDINAL_WORD + r")),?\s+(?:to|or|in|out of)\s+$"
+                          r"|(?:\d|\b(?:" + _CARDINAL_WORD + r")),\s+$", re.IGNORECASE)
+# (a sentence that doubts, bounds or denies its value keeps its words: "So maybe four apples.", "So nine is wrong.")
+_WORD_GUARD = re.compile(r"\b(?:maybe|probably|perhaps|possibly|nearly|almost|about|approximately|around|roughly|over|under"
+                         r"|at least|at most|more than|less than|fewer than|not|no(?! one)|never|cannot|wrong|if|unless|could|might"
+                         r"|would|wait|unsure)\b|n't\b|\?", re.IGNORECASE)
 
 
 def worded_numbers_as_digits(text: str) -> str:
     """`text` with each run of English cardinal words that counts something written as its digits ("ten miles" ->
     "10 miles"; "the three cups" stays). A text whose digits state a value of their own ("Mary spent $24 buying
     eight pencils.", "It takes 6 hours if two workers help.") keeps its words: only digits in a qualifying phrase
-    ("in 15 minutes") leave the words to state the value. Words next to an operation, a range or an alternative
-    ("ten minus three", "twenty to thirty", "seven or eight") and a count of dozens stay words."""
+    ("in 15 minutes") leave the words to state the value. Words next to an operation, a range, a ratio, a decimal
+    point, a fraction word or an alternative ("ten minus three", "twenty to thirty", "five out of six", "two point
+    five", "two thirds", "seven or eight", "five, six") and a count of dozens stay words, and so does a sentence that
+    doubts, bounds or denies ("maybe four", "nearly nine", "nine is wrong")."""
+    if _WORD_GUARD.search(text):
+        return text
     for number in _DIGIT_NUMBER.finditer(text):
         if not _DETERMINER_BEFORE.search(text[: number.start()]):
             return text

@@ -274,7 +274,7 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         if len(bold) == 1 and len(re.findall(r"[A-Za-z]{2,}", _BOLD_VALUES.sub(" ", last.span))) >= 3:
             # class bold-value-in-answer-sentence: "**Answer:** A 3-inch cube would cost **$18.90** to make."
             return bold[0], last.how + "/bold-value"
-        span = _CORRECTION_TAIL.sub("", last.span) if _CORRECTION_TAIL.search(last.span[1:]) else last.span
+        span = _CORRECTION_TAIL.sub("", last.span).strip(" *_") if _CORRECTION_TAIL.search(last.span[1:]) else last.span
         return drop_restatement(span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
@@ -317,8 +317,17 @@ _RANGE_VALUE = re.compile(r"\b(?:(?:about|approximately|roughly|around|somewhere
                           r"(?:\.\d+)?(?: [a-z]+)? (?:to|and|or|-) \$?-?\d|(?<![\d.,-])\d[\d,]*(?:\.\d+)? ?[-–] ?\d[\d,]*(?:\.\d+)? (?!=)"
                           r"(?:[a-z]+|%)", re.IGNORECASE)
 # (class range-value: also "7, or maybe 8, apples" and "20 to 30 boxes", never "rose from 10 to 25 dollars")
-_HEDGED_ALTERNATIVE = re.compile(r"\d,? or (?:maybe|perhaps|possibly|so) \$?-?\d"
-                                 r"|^(?!.*\bfrom\b).*(?<![\d.,])\d[\d,]*(?:\.\d+)? to \$?\d[\d,]*(?:\.\d+)? [a-z]+", re.IGNORECASE)
+_HEDGED_ALTERNATIVE = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?),? or (?:maybe|perhaps|possibly|so) \$?(-?\d[\d,]*(?:\.\d+)?)"
+                                 r"|(?<![\d.,])(\d[\d,]*(?:\.\d+)?) to \$?(\d[\d,]*(?:\.\d+)?) [a-z]+", re.IGNORECASE)
+
+
+def _hedged_alternative(sentence: str, digits: str) -> bool:
+    """Whether the sentence offers `digits` as one end of an alternative or a range ("7, or maybe 8", "20 to 30
+    boxes"), never a range it only passes ("gives 5 to 2 friends, so 10 pens", "rose from 10 to 25 dollars")."""
+    if re.search(r"\bfrom\b", sentence, re.IGNORECASE):
+        return False
+    return any(digits.replace(",", "") in {(g or "").replace(",", "") for g in m.groups()}
+               for m in _HEDGED_ALTERNATIVE.finditer(sentence))
 _SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
@@ -346,7 +355,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         negated = [m.group(1).replace(",", "") for m in _NEGATED_VALUE.finditer(sentence)]
         if digits.replace(",", "") in negated or is_bound(tail[max(sentence_start, at - 40) : at + len(digits) + 30], digits):
             return None, f"the sentence stating {number.strip()} denies or bounds it ({how}); no value is committed"
-        if _RANGE_VALUE.search(sentence) or _HEDGED_ALTERNATIVE.search(sentence):
+        if _RANGE_VALUE.search(sentence) or _hedged_alternative(sentence, digits):
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"

@@ -25,10 +25,7 @@ HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:f
 # pays 45 dollars altogether.", "We conclude that ...", "In the end, ...", "All in all, ...", "As a result, ...")
 CONCLUDING = re.compile(r"^(?:\*\*)?(?:(?:hmm+|oh|ah|ok|okay|well|alright)[,.!]* )?(?:Therefore|Thus|Hence|So|In conclusion"
                         r"|Finally|Consequently|Conclusion|(?:This|That|Which) means|We (?:can )?conclude|In the end"
-                        r"|All in all|Altogether|Overall|In summary|To summarize|To sum up|As a result|Ultimately"
-                        # (class rounding-conclusion: a sentence that opens by rounding states the final value, "Correct to
-                        # one decimal place, r ≈ 4.2%.", "To the nearest tenth, x ≈ 18.8 degrees.")
-                        r"|(?:Correct|Accurate|Rounded|Rounding) to|To the nearest|To (?:one|two|three|four|\d+) (?:decimal|significant))\b",
+                        r"|All in all|Altogether|Overall|In summary|To summarize|To sum up|As a result|Ultimately)\b",
                         re.IGNORECASE)
 _FILLERS = (r"approximately|about|exactly|roughly|around|precisely|simply|just|then|thus|therefore|now|also|"
             r"indeed|still|equal to|given by|found to be|the following")

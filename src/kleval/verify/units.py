@@ -108,16 +108,19 @@ _DEGREE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|
 _DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
 
 
-def unit_after(text: str, span: str) -> str | None:
+def unit_after(text: str, span: str, cue: str | None = None) -> str | None:
     """class unit-after-span: the unit word that follows the answer span on its line, where the completion last writes
-    it ("The pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None."""
+    it ("The pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None. With
+    `cue`, only a place the cue opens within 40 characters counts ("The answer is 1. Note: 1 foot of rope ..." reads
+    the 1 after "answer", with no unit)."""
     number = re.search(r"\d[\d,.]*$", span.strip())
     if number is None:
         return None
     written = span.strip() if span.strip() in text else number.group(0)  # (`\theta = 30` is written "θ = 30")
     at = None
-    for at in re.finditer(rf"(?<![\d.,]){re.escape(written)}(?![\d])", text):
-        pass  # (the last place it is written)
+    for m in re.finditer(rf"(?<![\d.,]){re.escape(written)}(?![\d])", text):
+        if cue is None or re.search(cue, text[max(0, m.start() - 40) : m.start()], re.IGNORECASE):
+            at = m  # (the last place it is written)
     if at is None:
         return None
     return unit_word_at(text, at.end())
