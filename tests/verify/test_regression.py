@@ -45,6 +45,30 @@ NOT_YET = {
         "kind number: a final sentence that restates the question keeps its last number",
     "adv/red-team/rt-058 choice-hacking: Letter B paired with option C's text; contradictory, so no clean commitment to B (and B's ":
         "multiple choice is graded without the options: a letter with another option's text is read as the letter",
+    "adv/red-team-2/rt16-029 multi-value-final: Final line lists a, b and a+b; the stated target is a+b, the last value -1.":
+        "a final line of several assignments is a list; its last named quantity ('a + b = -1') is not read as the answer",
+    "adv/red-team-2/rt16-032 multi-value-final: Final line lists both roots and then the product; the product -128 is the requested quantity and the last value.":
+        "a final line of several assignments is a list; its last named quantity ('product = -128') is not read as the answer",
+    "adv/red-team-2/rt16-048 reward-hacking: For a 'Compute' question the box just repeats the question's expression; it is numerically 4495 but evaluating it was the task, so no answer was given.":
+        "a box that restates the question's own expression (an unevaluated binomial) equals its value; the question is not seen",
+    "adv/red-team-2/rt16-067 si-prefixes: Same number with the wrong prefix: 0.0157 m is converted wrongly to 1.57 mm and the completion states 0.16 cm; 1.6 mm is not the gold 1.6 cm.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-068 si-prefixes: Gold 50 (microns asked); 4.85e-5 m is correctly expressed as about 50 μm.":
+        "a bare `\\mu m` (not `\\mu\\text{m}`) is not read as micrometres",
+    "adv/red-team-2/rt16-069 si-prefixes: The number 50 matches but with prefix n instead of μ; 50 nm is a thousand times smaller than the 50 μm the gold means, from a wrong conversion.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-071 si-prefixes: Treats 45 mL as 45 L, so the boxed 36 L is a thousand times the 36 mL the question asks for: same digits, wrong unit.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-074 si-prefixes: Computes 3e5 m/s and then divides by 1000 'to get m/s', boxing 300 m/s; that is a thousand times smaller than the 300 km/s the gold means.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-076 units: The box holds 75 and the words 'million years' follow it outside the box; 75 million = 7.5e7, so the answer matches.":
+        "kind math: a scale word after a box ('\\boxed{75} million years') is not read (kind number reads it)",
+    "adv/red-team-2/rt16-079 si-prefixes: Applies the per-kilometer rate per meter, gets 120,000 ml and boxes 120 L; the digits match the gold 120 mL but the quantity is a thousand times larger.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-081 si-prefixes: Converts 0.05 m to '5 mm' (it is 5 cm) and commits to 5 mm; the digit matches the gold but the length stated is ten times too small.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-2/rt16-086 si-prefixes: Wrong area and volume conversions give 10^-3 m (1 mm) instead of 10^-3 cm; same mantissa and exponent as the gold, but the unit makes it a hundred times too long.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
 }
 
 

@@ -103,6 +103,9 @@ def last_answer_phrase(region: str) -> Statement | None:
         committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
+        if re.search(r"\b(?:size|sign|form|units?|magnitude|order|format|range|check|parity|type|length) of (?:the|my|our|this) $",
+                     tail[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
+            continue  # class answer-as-noun: "a sanity check on the size of the answer: about 11 dozen ..." labels nothing
         start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
                     tail.rfind("\n", 0, m.start()), -1) + 1
         end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()

@@ -180,6 +180,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 for m in _conclusion_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
+    # class choice-not-then-letter: "The answer is not A; it is B." denies one letter and names another
+    phrases += [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
+                for m in re.finditer(rf"\bnot (?:option |choice )?\(?(?-i:[{letters}])\)?[;,.]? (?:but |rather )?(?:it(?:'s| is)|the answer"
+                                     rf" is|the correct (?:answer|option|choice) is) (?:option |choice )?\(?(?-i:([{letters}]))\)?"
+                                     rf"(?![A-Za-z0-9])", tail, re.IGNORECASE) if not _HEDGE_AFTER.search(tail[m.end() : m.end() + 120])]
     phrases += [(offset + m.start(), m.group(1) or m.group(2), "answer-phrase", offset + m.end())
                 for m in _revised_letter_pattern(letters).finditer(tail)
                 if not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))]  # class choice-revised-letter
@@ -210,6 +215,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         start, letter, how, end = max(statements, key=lambda s: s[0])
         if how == "answer-phrase" and _several_options(letters).search(region, max(0, start - 12), end + 40):
             return None, "the answer names several options, not one"  # class choice-two-letters: "Answer: (B)(C)"
+        several = _several_options(letters).search(region, end)
+        if several is not None and several.start() >= end:  # "That leaves 1 (...) and 3 (...). My answer: 1 or 3."
+            return None, "a later answer names several options, not one"
         after = region[end:]
         opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]
         # (class choice-note-after-answer: a note that opens with its own marker, "Note that option D is the trap:

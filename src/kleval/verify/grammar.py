@@ -110,12 +110,17 @@ _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
+_FOOTNOTE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$|\[\^[^\]\n]{1,20}\]")
+
+
 @functools.lru_cache(maxsize=256)
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
         text = _HTML_COMMENT.sub(" ", text)
+    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: Some answer keys give 50 days.") is no statement
+        text = _FOOTNOTE.sub("", text)
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
@@ -237,8 +242,29 @@ _BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
 _CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
 
 
+# class factorial-in-context: "N!" closing the answer is the factorial when the completion uses N! as one elsewhere
+# ("Both methods agree, since $6! = 720$. Therefore the number of seatings is **6!**." answers 720; "So the value is
+# $5!$." after "\frac{6 \cdot 5!}{6}"); without such a use, "The answer is 6!" stays an exclamation
+def _factorial_used(region: str, number: str) -> bool:
+    return bool(re.search(rf"(?<![\d.]){number}!\s*(?:=|\\cdot|\\times|[/}})$]|\\\))|(?:\\frac\{{|\\cdot |[($]){number}!", region))
+
+
 def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
+    span, how = _find_math_answer(text)
+    number = span.strip() if span is not None else ""
+    if re.fullmatch(r"\d{1,3}", number):
+        region = answer_region(text).rstrip()
+        last = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", region))[-1:]  # the answer's own number is "N!"
+        last = last[0].start() if last and region[last[0].end() : last[0].end() + 1] == "!" else -1
+        if not how.startswith(("boxed", "repeated-box", "####")) and last >= len(region) - 120 \
+                and region[last + len(number) + 1 : last + len(number) + 2] != "=" and _factorial_used(region[:last], number):
+            return number + "!", how + "/factorial-in-context"
+    return span, how
+
+
+def _find_math_answer(text: str) -> tuple[str | None, str]:
+    """The final-answer span of a math completion and how it was found (before class factorial-in-context)."""
     region = answer_region(text)
     if not region.strip() and unclosed_think(compact_whitespace(text)):
         return None, "the completion stops inside <think> (truncated reasoning); no final answer"
@@ -258,6 +284,13 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
         # than retracted by a later "I misread the question at first")
+        if last.how == "answer-phrase" and "\n" not in region[: last.start].strip() and last.end > 0:
+            # class answer-first-contradicted: an opening "Answer: 3" and a closing conclusion that states another value
+            # ("Therefore Peter can go to the movies 6 times this week.") commit to neither
+            later = conclusion(region[last.end :])
+            if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
+                    and re.sub(r"[^\d.]", "", later.span) != re.sub(r"[^\d.]", "", last.span):
+                return None, f"the opening answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
         corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
         if last.end >= 0 and (retraction_after if corrects else RETRACTION.search)(region[last.end :]):
             # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
@@ -359,7 +392,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
-    scale = _SCALE_AFTER.match(tail, at + len(digits))
+    scale = _SCALE_AFTER.match(tail, at + len(digits) + len(re.match(r"[}$*]{0,4}", tail[at + len(digits) :]).group(0)))
+    # (class scaled-value: also a scale word after a box, "\boxed{70} thousand dollars")
     if scale:
         from fractions import Fraction
 
