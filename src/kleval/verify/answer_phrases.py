@@ -105,7 +105,9 @@ def last_answer_phrase(region: str) -> Statement | None:
             continue
         if re.search(r"\b(?:size|sign|form|units?|magnitude|order|format|range|check|parity|type|length) of (?:the|my|our|this) $",
                      tail[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
-            continue  # class answer-as-noun: "a sanity check on the size of the answer: about 11 dozen ..." labels nothing
+            return None  # class answer-as-noun: "a sanity check on the size of the answer: about 11 dozen ..." labels
+            # nothing, and an answer phrase before it is left behind by the check ("My first thought: the answer is 12.
+            # Check the sign of the answer: ... so the change is -12.")
         start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
                     tail.rfind("\n", 0, m.start()), -1) + 1
         end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()

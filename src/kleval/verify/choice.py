@@ -93,6 +93,12 @@ def _copula_label_pattern(letters: str) -> re.Pattern[str]:
                       rf"(?!(?<=I[.):] )I\b|(?:and|or|nor|then|but|vs)\b)", re.IGNORECASE)
 
 
+def _not_then_letter(letters: str) -> re.Pattern[str]:
+    return re.compile(rf"\bnot (?:option |choice )?\(?(?-i:[{letters}])\)?[;,.]? (?:but |rather )?(?:it(?:'s| is)|the answer"
+                      rf" is|the correct (?:answer|option|choice) is) (?:option |choice )?\(?(?-i:([{letters}]))\)?"
+                      rf"(?![A-Za-z0-9])(?! ?(?:,|&|/|\band\b|\bor\b|\bfor\b|\bin\b|\bwhen\b))", re.IGNORECASE)
+
+
 def _revised_letter_pattern(letters: str) -> re.Pattern[str]:
     # (class choice-revised-letter: a revision that names its letter and ends its clause, "On reflection it should be
     # D.", "Actually, it must be (B), since ..."; never a conditional, "Actually, it should be C if we consider air
@@ -180,14 +186,16 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 for m in _conclusion_letter_pattern(letters).finditer(tail)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
-    # class choice-not-then-letter: "The answer is not A; it is B." denies one letter and names another
-    phrases += [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
-                for m in re.finditer(rf"\bnot (?:option |choice )?\(?(?-i:[{letters}])\)?[;,.]? (?:but |rather )?(?:it(?:'s| is)|the answer"
-                                     rf" is|the correct (?:answer|option|choice) is) (?:option |choice )?\(?(?-i:([{letters}]))\)?"
-                                     rf"(?![A-Za-z0-9])", tail, re.IGNORECASE) if not _HEDGE_AFTER.search(tail[m.end() : m.end() + 120])]
     phrases += [(offset + m.start(), m.group(1) or m.group(2), "answer-phrase", offset + m.end())
                 for m in _revised_letter_pattern(letters).finditer(tail)
                 if not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))]  # class choice-revised-letter
+    if not phrases:  # class choice-not-then-letter: a closing "The answer is not A; it is B." denies one letter and
+        # names another (never a condition, "If it's not A, it's B.", nor a second letter after it, "it's B or C")
+        closing = len(tail) - 240
+        phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
+                   for m in _not_then_letter(letters).finditer(tail)
+                   if m.start() >= closing and not _HEDGE_AFTER.search(tail[m.end() : m.end() + 120])
+                   and not re.search(r"\b(?:if|unless|were|whether)\b", tail[max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start())) + 1 : m.start()], re.IGNORECASE)]
     if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
         labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
@@ -213,10 +221,12 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         return None, f"conflicting answers {[p[1] for p in stated[-4:]]} (a repetition loop), not graded as a guess"
     if statements:
         start, letter, how, end = max(statements, key=lambda s: s[0])
-        if how == "answer-phrase" and _several_options(letters).search(region, max(0, start - 12), end + 40):
+        named = _several_options(letters).search(region, max(0, start - 12), end + 40) if how == "answer-phrase" else None
+        if named is not None and named.start() <= start + 2:  # (the statement itself; not "... is to answer A or B")
             return None, "the answer names several options, not one"  # class choice-two-letters: "Answer: (B)(C)"
         several = _several_options(letters).search(region, end)
-        if several is not None and several.start() >= end:  # "That leaves 1 (...) and 3 (...). My answer: 1 or 3."
+        if several is not None and several.start() >= end and re.match(r"(?i)answer(?: is|[*_]{0,2} ?:)", several.group(0)):
+            # "That leaves 1 (...) and 3 (...). My answer: 1 or 3." (never the verb: "A common mistake is to answer A or B")
             return None, "a later answer names several options, not one"
         after = region[end:]
         opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]

@@ -24,7 +24,7 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
                r"|(?:that|this|it|which|the above|my (?:first |previous |earlier )?(?:answer|result|count))(?:'s| is| was) "
                r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b"
                # ("\boxed{2}\n\nActually, no.", "my own calculation is different", "I get a different answer")
-               r"|actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)")
+               r"|(?<![?]\s)(?<![?]\s\s)actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)")
 _DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)

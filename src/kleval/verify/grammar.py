@@ -110,6 +110,9 @@ _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
+_FOOTNOTE_DOUBT = re.compile(r"\b(?:wait|mistake|wrong|sure|could|maybe|perhaps|possibly|or|actually|instead|correction"
+                             r"|retract|not)\b|\?", re.IGNORECASE)
+_FOOTNOTE_LINE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$")
 _FOOTNOTE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$|\[\^[^\]\n]{1,20}\]")
 
 
@@ -119,8 +122,12 @@ def answer_region(text: str) -> str:
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
         text = _HTML_COMMENT.sub(" ", text)
-    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: Some answer keys give 50 days.") is no statement
-        text = _FOOTNOTE.sub("", text)
+    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: Some answer keys give 50 days.") is no statement,
+        # unless one doubts, retracts or offers another value ("[^1]: Wait, I made a mistake", "[^a]: or 50"): then the
+        # text stays as written
+        notes = _FOOTNOTE_LINE.findall(text)
+        if not any(_FOOTNOTE_DOUBT.search(note) for note in notes):
+            text = _FOOTNOTE.sub("", text)
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
@@ -238,13 +245,20 @@ def closing_display(region: str) -> Statement | None:
 _BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
 
 
+def _same_value(one: str, other: str) -> bool:
+    """Whether two stated answers are one value ("\frac{3}{4}" and "0.75"), by the verifier's own comparison."""
+    from kleval.verify.core import verify  # (imported here: core imports this module)
+
+    return verify(gold=one, completion="\\boxed{" + other + "}").correct
+
+
 # class corrected-value: "So the answer is 3, not 5." states 3 and rules out the earlier 5
 _CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
 
 
-# class factorial-in-context: "N!" closing the answer is the factorial when the completion uses N! as one elsewhere
-# ("Both methods agree, since $6! = 720$. Therefore the number of seatings is **6!**." answers 720; "So the value is
-# $5!$." after "\frac{6 \cdot 5!}{6}"); without such a use, "The answer is 6!" stays an exclamation
+# class factorial-in-context: "N!" closing the answer, written as math (`$5!$`, `**6!**`), is the factorial when the
+# completion uses N! as one elsewhere ("Both methods agree, since $6! = 720$. Therefore the number of seatings is
+# **6!**." answers 720); a prose "The answer is 6!" or "4 ways!" stays an exclamation, and "6, not 6!" rejects it
 def _factorial_used(region: str, number: str) -> bool:
     return bool(re.search(rf"(?<![\d.]){number}!\s*(?:=|\\cdot|\\times|[/}})$]|\\\))|(?:\\frac\{{|\\cdot |[($]){number}!", region))
 
@@ -255,9 +269,13 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     number = span.strip() if span is not None else ""
     if re.fullmatch(r"\d{1,3}", number):
         region = answer_region(text).rstrip()
-        last = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", region))[-1:]  # the answer's own number is "N!"
-        last = last[0].start() if last and region[last[0].end() : last[0].end() + 1] == "!" else -1
-        if not how.startswith(("boxed", "repeated-box", "####")) and last >= len(region) - 120 \
+        last = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", region))[-1:]  # the answer's own number is "N!",
+        last = last[0].start() if last and region[last[0].end() : last[0].end() + 1] == "!" else -1  # written as math
+        if last >= 0 and not (re.search(r"(?:\$|\*\*|\\\()\s*$", region[max(0, last - 3) : last])
+                              and re.match(r"\s*(?:\$|\*\*|\\\))", region[last + len(number) + 1 :])) \
+                or re.search(r"\bnot\s*(?:\$|\*\*|\\\()?\s*$", region[max(0, last - 12) : last]):
+            last = -1  # (a prose "The answer is 4!" or "4 ways!" is an exclamation; "6, not 6!" rejects the factorial)
+        if not how.startswith(("boxed", "repeated-box", "####")) and last >= max(0, len(region) - 120) \
                 and region[last + len(number) + 1 : last + len(number) + 2] != "=" and _factorial_used(region[:last], number):
             return number + "!", how + "/factorial-in-context"
     return span, how
@@ -289,7 +307,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             # ("Therefore Peter can go to the movies 6 times this week.") commit to neither
             later = conclusion(region[last.end :])
             if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
-                    and re.sub(r"[^\d.]", "", later.span) != re.sub(r"[^\d.]", "", last.span):
+                    and not _same_value(last.span, later.span):
                 return None, f"the opening answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
         corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
         if last.end >= 0 and (retraction_after if corrects else RETRACTION.search)(region[last.end :]):
@@ -361,7 +379,7 @@ def _hedged_alternative(sentence: str, digits: str) -> bool:
         return False
     return any(digits.replace(",", "") in {(g or "").replace(",", "") for g in m.groups()}
                for m in _HEDGED_ALTERNATIVE.finditer(sentence))
-_SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b", re.IGNORECASE)
+_SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b(?!-)", re.IGNORECASE)  # (never "hundred-meter")
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
@@ -392,8 +410,13 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
-    scale = _SCALE_AFTER.match(tail, at + len(digits) + len(re.match(r"[}$*]{0,4}", tail[at + len(digits) :]).group(0)))
-    # (class scaled-value: also a scale word after a box, "\boxed{70} thousand dollars")
+    scale_at = at + len(digits)
+    if how.startswith("boxed"):  # (class scaled-value: also a scale word right after the box, "\boxed{70} thousand")
+        boxes = boxes_with_positions(tail)
+        scale_at = boxes[-1][1] + len(re.match(r"[$*]{0,3}", tail[boxes[-1][1] :]).group(0)) if boxes else -1
+    scale = _SCALE_AFTER.match(tail, scale_at) if scale_at >= 0 else None
+    if scale and re.search(rf"\bhow many {scale.group(1)}s\b", text, re.IGNORECASE):
+        scale = None  # "How many thousands of dollars? ... \boxed{70} thousand dollars" answers in thousands
     if scale:
         from fractions import Fraction
 

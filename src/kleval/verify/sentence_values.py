@@ -17,6 +17,7 @@ from kleval.verify.value_lists import list_after_copula
 # "incorrect answers") are never hedges. (class soft-hedge: "perhaps", "maybe", "I guess" only soften a value
 # the text still gives as its answer, "Perhaps the answer is 7."; asked, "Maybe 12?", or followed by "but" it is none)
 HEDGED = re.compile(r"\b(?:tempting|mistakenly|naively|suppose|supposing|my (?:first )?guess|at first glance"
+                    r"|(?:my )?(?:first|initial) (?:thought|instinct|impression|idea)"
                     r"|I'm not sure|not sure"
                     r"|(?:is|are|as) (?:a |one )?(?:possible |potential )?candidates?)\b", re.IGNORECASE)
 
