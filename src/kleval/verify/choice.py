@@ -96,7 +96,8 @@ def _copula_label_pattern(letters: str) -> re.Pattern[str]:
 def _not_then_letter(letters: str) -> re.Pattern[str]:
     return re.compile(rf"\bnot (?:option |choice )?\(?(?-i:[{letters}])\)?[;,.]? (?:but |rather )?(?:it(?:'s| is)|the answer"
                       rf" is|the correct (?:answer|option|choice) is) (?:option |choice )?\(?(?-i:([{letters}]))\)?"
-                      rf"(?![A-Za-z0-9])(?! ?(?:,|&|/|\band\b|\bor\b|\bfor\b|\bin\b|\bwhen\b))", re.IGNORECASE)
+                      rf"(?![A-Za-z0-9])(?! ?(?:,|&|/|-|—|–|\.\.|\b(?:and|or|for|in|when|at|through|to|versus|vs|plus|with)\b))",
+                      re.IGNORECASE)
 
 
 def _revised_letter_pattern(letters: str) -> re.Pattern[str]:
@@ -195,7 +196,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
                    for m in _not_then_letter(letters).finditer(tail)
                    if m.start() >= closing and not _HEDGE_AFTER.search(tail[m.end() : m.end() + 120])
-                   and not re.search(r"\b(?:if|unless|were|whether)\b", tail[max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start())) + 1 : m.start()], re.IGNORECASE)]
+                   and not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))
+                   and not re.search(rf"(?<![A-Za-z])\(?[{letters}]\)?(?![A-Za-z])|\b(?:assuming|provided|though|although|except)\b",
+                                     _sentence_after(tail, m.end()))
+                   and not re.search(r"\b(?:if|unless|were|whether|why)\b", tail[max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start())) + 1 : m.start()], re.IGNORECASE)]
     if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
         labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())

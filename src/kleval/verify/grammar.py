@@ -112,6 +112,13 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 _FOOTNOTE_DOUBT = re.compile(r"\b(?:wait|mistake|wrong|sure|could|maybe|perhaps|possibly|or|actually|instead|correction"
                              r"|retract|not)\b|\?", re.IGNORECASE)
+def doubtful_footnote(text: str) -> bool:
+    """class footnote: whether a markdown footnote doubts, retracts or states a value ("[^1]: Wait, I made a mistake",
+    "[^a]: or 50", "[^1]: Some answer keys give 50 days."): such a completion commits to no answer."""
+    return "[^" in text and any(_FOOTNOTE_DOUBT.search(note) or RETRACTION.search(note) or re.search(r"\d", note.split(":", 1)[1])
+                                for note in _FOOTNOTE_LINE.findall(text))
+
+
 _FOOTNOTE_LINE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$")
 _FOOTNOTE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$|\[\^[^\]\n]{1,20}\]")
 
@@ -122,12 +129,13 @@ def answer_region(text: str) -> str:
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
         text = _HTML_COMMENT.sub(" ", text)
-    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: Some answer keys give 50 days.") is no statement,
-        # unless one doubts, retracts or offers another value ("[^1]: Wait, I made a mistake", "[^a]: or 50"): then the
-        # text stays as written
+    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: A reference for the formula.") is no statement;
+        # one that doubts, retracts or holds a value leaves no answer at all (doubtful_footnote)
         notes = _FOOTNOTE_LINE.findall(text)
-        if not any(_FOOTNOTE_DOUBT.search(note) for note in notes):
-            text = _FOOTNOTE.sub("", text)
+        labels = {re.match(r"\s*\[\^([^\]]+)\]", note).group(1) for note in notes}
+        if notes and not doubtful_footnote(text):
+            text = _FOOTNOTE_LINE.sub("", text)
+            text = re.sub(r"\[\^([^\]\n]{1,20})\]", lambda m: "" if m.group(1) in labels else m.group(0), text)
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
@@ -273,7 +281,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
         last = last[0].start() if last and region[last[0].end() : last[0].end() + 1] == "!" else -1  # written as math
         if last >= 0 and not (re.search(r"(?:\$|\*\*|\\\()\s*$", region[max(0, last - 3) : last])
                               and re.match(r"\s*(?:\$|\*\*|\\\))", region[last + len(number) + 1 :])) \
-                or re.search(r"\bnot\s*(?:\$|\*\*|\\\()?\s*$", region[max(0, last - 12) : last]):
+                or re.search(r"\b(?:not|would|instead|rather|opposed|never|than|naive|without|could)\b",
+                             region[max(0, last - 30) : last], re.IGNORECASE):
             last = -1  # (a prose "The answer is 4!" or "4 ways!" is an exclamation; "6, not 6!" rejects the factorial)
         if not how.startswith(("boxed", "repeated-box", "####")) and last >= max(0, len(region) - 120) \
                 and region[last + len(number) + 1 : last + len(number) + 2] != "=" and _factorial_used(region[:last], number):
@@ -284,6 +293,8 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
 def _find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found (before class factorial-in-context)."""
     region = answer_region(text)
+    if doubtful_footnote(region):
+        return None, "a footnote doubts, retracts or restates the answer; no answer is committed"
     if not region.strip() and unclosed_think(compact_whitespace(text)):
         return None, "the completion stops inside <think> (truncated reasoning); no final answer"
     if not region.strip() and "</think>" in text:
@@ -379,7 +390,10 @@ def _hedged_alternative(sentence: str, digits: str) -> bool:
         return False
     return any(digits.replace(",", "") in {(g or "").replace(",", "") for g in m.groups()}
                for m in _HEDGED_ALTERNATIVE.finditer(sentence))
-_SCALE_AFTER = re.compile(r" ?(thousand|million|billion|trillion|hundred)s?\b(?!-)", re.IGNORECASE)  # (never "hundred-meter")
+# (never "hundred-meter", "3 hundred and twenty", "3 thousand or so", "millions of", "Thousand Island")
+_SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(?!s? of\b)s?\b(?!-)"
+                          r"(?! ?(?:and )?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
+                          r"|seventy|eighty|ninety)\b)|,? (?:or|maybe|perhaps|possibly)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
@@ -428,7 +442,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
-    if span is None and (how.startswith(("the answer line is empty", "several ####")) or "is retracted later" in how):
+    if span is None and (how.startswith(("the answer line is empty", "several ####", "the opening answer", "a footnote"))
+                         or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
     if span is not None and re.search(r"\d", span):
         # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer
