@@ -124,14 +124,29 @@ def _sentence_after(text: str, at: int) -> str:
     return text[at : at + end.end()] if end else text[at:]
 
 
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding `text[at]` starts (after a full stop and a space, or a newline)."""
+    return max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+
+
+def _denial_commits(text: str, m: re.Match, letters: str) -> bool:
+    """Whether a "not A; it is B" match commits to B: it closes the text (its last 240 characters), no hedge follows,
+    and its sentence has no condition before it ("If it's not A, it's B.", "Why is it not A") nor a condition, an
+    assumption or another letter after it ("it is B if we ignore friction", "it is B assuming ...", "B ... C")."""
+    rest = _sentence_after(text, m.end())
+    return m.start() >= len(text) - 240 and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) \
+        and not _CONDITION_AFTER.search(rest) \
+        and not re.search(rf"(?<![A-Za-z])\(?[{letters}]\)?(?![A-Za-z])|\b(?:assuming|provided|though|although|except)\b", rest) \
+        and not re.search(r"\b(?:if|unless|were|whether|why)\b", text[_sentence_start(text, m.start()) : m.start()], re.IGNORECASE)
+
+
 def _labels_the_answer(text: str, m: re.Match, letters: str) -> bool:
     """Whether a copula-label statement names the answer: not a distractor ("The trap is (D) Lead."), an option list
     ("The options are A) Madrid, B) Paris"), a conditional or a guess, a letter doubted right after it ("It is C.
     Photosynthesis? Actually I'm not sure."), or a capital that opens the next sentence ("The area is A. The perimeter
     is P."): the label's text is a short noun phrase that ends its sentence, with no other option label in it."""
-    sentence_start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
     label_text = _sentence_after(text, m.end())
-    return not _NOT_THE_ANSWER.search(text[sentence_start : m.start()]) \
+    return not _NOT_THE_ANSWER.search(text[_sentence_start(text, m.start()) : m.start()]) \
         and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) \
         and not _VERB_WORDS.search(label_text) and len(label_text.split()) <= 8 \
         and not re.search(rf"(?:^|[\s,(])\(?[{letters}][.):]\s", label_text)
@@ -192,14 +207,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 if not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))]  # class choice-revised-letter
     if not phrases:  # class choice-not-then-letter: a closing "The answer is not A; it is B." denies one letter and
         # names another (never a condition, "If it's not A, it's B.", nor a second letter after it, "it's B or C")
-        closing = len(tail) - 240
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
-                   for m in _not_then_letter(letters).finditer(tail)
-                   if m.start() >= closing and not _HEDGE_AFTER.search(tail[m.end() : m.end() + 120])
-                   and not _CONDITION_AFTER.search(_sentence_after(tail, m.end()))
-                   and not re.search(rf"(?<![A-Za-z])\(?[{letters}]\)?(?![A-Za-z])|\b(?:assuming|provided|though|although|except)\b",
-                                     _sentence_after(tail, m.end()))
-                   and not re.search(r"\b(?:if|unless|were|whether|why)\b", tail[max(tail.rfind(". ", 0, m.start()), tail.rfind("\n", 0, m.start())) + 1 : m.start()], re.IGNORECASE)]
+                   for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)]
     if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
         labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())

@@ -31,8 +31,7 @@ RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 # class earlier-mistake: after an answer that corrects a value ("So the answer is 3, not 5."), a sentence that says an
 # EARLIER attempt was wrong ("I misread the question at first.") explains that correction; it withdraws nothing said
 # since. Never with a retraction of its own ("scratch that", "this answer is wrong", "redoing it") or a new value
-# after it, in digits or words.
-# (only with no new value after it: "I made a mistake at first: it is 14" still retracts)
+# after it, in digits or words ("I made a mistake at first: it is 14" still retracts).
 _OWN_RETRACTION = re.compile(r"\b(?:scratch that|on second thought|(?:this|that|the|my) answer|wrong|different|higher|lower"
                              r"|instead|re-?do(?:ing)?|should have|giving|gives|so it is|so the)\b"
                              r"|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
@@ -42,11 +41,12 @@ _EARLIER = re.compile(r"\b(?:at first|initially|originally|the first time|in my 
 
 def retraction_after(text: str) -> re.Match | None:
     """The first retraction in `text` (the text after an answer statement), never one in an earlier-mistake sentence."""
+    explains = _OWN_RETRACTION.search(text) is None  # (a retraction of its own anywhere: every match retracts)
     for m in RETRACTION.finditer(text):
         start = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
         end = min((i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i != -1), default=len(text))
-        if not (WITHDRAWAL.match(text, m.start()) and _EARLIER.search(text[start:end])
-                and not re.search(r"\d|\\boxed|\$", text[m.start() :]) and not _OWN_RETRACTION.search(text)):
+        if not (explains and WITHDRAWAL.match(text, m.start()) and _EARLIER.search(text[start:end])
+                and not re.search(r"\d|\\boxed|\$", text[m.start() :])):
             return m
     return None
 

@@ -103,7 +103,7 @@ def _is_closing_remark(sentence: str) -> bool:
 _FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore),? (?:far\b|now\b|next\b|let(?:'s| us)\b"
                       r"|we (?:need|have|want|are going|still need) to\b|we (?:must|will|should) (?!be\b|have\b)[a-z]+)",
                       re.IGNORECASE)
-ROUNDING = re.compile(r"^(?:\*\*)?(?:(?:Correct|Accurate|Rounded|Rounding) to|To the nearest|To (?:one|two|three|four|\d+) (?:decimal"
+_ROUNDING = re.compile(r"^(?:\*\*)?(?:(?:Correct|Accurate|Rounded|Rounding) to|To the nearest|To (?:one|two|three|four|\d+) (?:decimal"
                       r"|significant))\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
@@ -160,7 +160,7 @@ def conclusion(region: str) -> Statement | None:
             sentence = worded_numbers_as_digits(sentence)
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
-        concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or ROUNDING.match(sentence)))) \
+        concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))) \
             and not _FORWARD.match(sentence)
         if not concluding and index != final:
             if RETRACTION.search(sentence):

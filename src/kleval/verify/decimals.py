@@ -71,12 +71,12 @@ def decimal_comma(number: Any, pair: Any) -> bool | None:
 
 
 # class rounds-to-gold: an answer the completion itself marks as rounded or approximate (≈, "approximately",
-# "rounded", "to the nearest", "two decimal places") and writes with more places than a decimal gold states the gold's value more
-# precisely when it rounds half-up to it ("≈ 7.18%" for 7.2%, "rounded, 4.142" for 4.14). The marker must stand in the
-# answer's own sentence ("a round trip of 3.46 miles" marks nothing). Never otherwise: GSM8K and MATH
-# decimal golds are mostly exact, so an unmarked 0.45 is no answer to 0.5. Never for a gold whose value is an integer
-# ("2.0"), and never the other way (7.2 for a gold 7.18 is less precise than asked).
-APPROXIMATE = re.compile(r"≈|\\approx|\\sim|\b(?:approximately|approx\.?|rounded|rounding|to the nearest|(?:one|two|three|four"
+# "rounded", "to the nearest", "two decimal places") and writes with more places than a decimal gold states the
+# gold's value more precisely when it rounds half-up to it ("≈ 7.18%" for 7.2%, "rounded, 4.142" for 4.14). The
+# marker must stand in the answer's own sentence ("a round trip of 3.46 miles" marks nothing). Never otherwise: GSM8K
+# and MATH decimal golds are mostly exact, so an unmarked 0.45 is no answer to 0.5. Never for a gold whose value is an
+# integer ("2.0"), and never the other way (7.2 for a gold 7.18 is less precise than asked).
+_APPROXIMATE = re.compile(r"≈|\\approx|\\sim|\b(?:approximately|approx\.?|rounded|rounding|to the nearest|(?:one|two|three|four"
                          r"|\d) decimal places?|significant (?:figures|digits))\b", re.IGNORECASE)
 
 
@@ -87,7 +87,7 @@ def marked_approximate(text: str, value: str) -> bool:
     if at == -1:
         return False
     start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
-    return bool(APPROXIMATE.search(text[start : at + len(value)]))
+    return bool(_APPROXIMATE.search(text[start : at + len(value)]))
 
 
 _DECIMAL_LITERAL = re.compile(r"-?\d+\.(\d+)")

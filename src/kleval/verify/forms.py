@@ -74,10 +74,10 @@ _NEGATIVE_WORDS = ("negative ", "minus ")
 # has twelve left"; "minus ten degrees" is -10). A run of cardinal and scale words becomes its digits ("twenty-five"
 # 25, "three hundred and five" 305, "two thousand" 2000). Never a cardinal after a determiner, which names the
 # problem's own things ("the three cups", "all four sides"), or after a preposition, whose phrase qualifies the
-# statement ("... ways using two runways", "in three days"); never a lone "one", as often a
-# pronoun ("No one took any"); "dozen" and the fraction words keep their word ("two dozen" is "2 dozen", read as digits
-# are read) and a mixed number stays in words ("two and a half")
-_CARDINAL_WORD = "|".join(sorted(list(_NUMBER_WORDS) + [w for w in SCALE_WORDS], key=lambda w: (-len(w), w)))
+# statement ("... ways using two runways", "in three days"); never a lone "one", as often a pronoun ("No one took
+# any"); "dozen" and the fraction words keep their word ("two dozen" is "2 dozen", read as digits are read) and a mixed
+# number stays in words ("two and a half")
+_CARDINAL_WORD = "|".join(sorted([*_NUMBER_WORDS, *SCALE_WORDS], key=lambda w: (-len(w), w)))
 _CARDINAL_RUN = re.compile(rf"(?<![\w\-])(?P<sign>(?:negative|minus) )?(?P<words>(?:{_CARDINAL_WORD})(?:(?:[ \-]| and )(?:{_CARDINAL_WORD}))*)"
                            rf"(?![\w\-])", re.IGNORECASE)
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|these|those|all|its|their|his|her|our|your|my|each|every|both|first|last|next"

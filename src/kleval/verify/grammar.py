@@ -110,17 +110,26 @@ _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
-_FOOTNOTE_DOUBT = re.compile(r"\b(?:wait|mistake|wrong|sure|could|maybe|perhaps|possibly|or|actually|instead|correction"
-                             r"|retract|not)\b|\?", re.IGNORECASE)
+# class footnote: a markdown footnote ("[^1]: A reference for the formula.") is no statement; one that doubts,
+# retracts or states a value ("[^1]: Wait, I made a mistake", "[^a]: or 50", "[^1]: Some answer keys give 50 days.")
+# leaves the completion committed to no answer
+_FOOTNOTE_LINE = re.compile(r"(?m)^[ \t]*\[\^([^\]\n]{1,20})\]:([^\n]*)$")
+_FOOTNOTE_MARK = re.compile(r"\[\^([^\]\n]{1,20})\]")
+_FOOTNOTE_DOUBT = re.compile(r"\b(?:wrong|sure|could|maybe|perhaps|possibly|or|instead|retract|not)\b|\?|\d", re.IGNORECASE)
+
+
 def doubtful_footnote(text: str) -> bool:
-    """class footnote: whether a markdown footnote doubts, retracts or states a value ("[^1]: Wait, I made a mistake",
-    "[^a]: or 50", "[^1]: Some answer keys give 50 days."): such a completion commits to no answer."""
-    return "[^" in text and any(_FOOTNOTE_DOUBT.search(note) or RETRACTION.search(note) or re.search(r"\d", note.split(":", 1)[1])
-                                for note in _FOOTNOTE_LINE.findall(text))
+    """Whether a markdown footnote of `text` doubts, retracts or states a value (class footnote)."""
+    return "[^" in text and any(_FOOTNOTE_DOUBT.search(note) or RETRACTION.search(note)
+                                for _, note in _FOOTNOTE_LINE.findall(text))
 
 
-_FOOTNOTE_LINE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$")
-_FOOTNOTE = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,20}\]:[^\n]*$|\[\^[^\]\n]{1,20}\]")
+def _without_footnotes(text: str) -> str:
+    """`text` without its footnotes and their marks, unless one is doubtful (then as written)."""
+    labels = {label for label, _ in _FOOTNOTE_LINE.findall(text)}
+    if not labels or doubtful_footnote(text):
+        return text
+    return _FOOTNOTE_MARK.sub(lambda m: "" if m.group(1) in labels else m.group(0), _FOOTNOTE_LINE.sub("", text))
 
 
 @functools.lru_cache(maxsize=256)
@@ -129,13 +138,8 @@ def answer_region(text: str) -> str:
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
     if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
         text = _HTML_COMMENT.sub(" ", text)
-    if "[^" in text:  # class footnote: a markdown footnote ("[^1]: A reference for the formula.") is no statement;
-        # one that doubts, retracts or holds a value leaves no answer at all (doubtful_footnote)
-        notes = _FOOTNOTE_LINE.findall(text)
-        labels = {re.match(r"\s*\[\^([^\]]+)\]", note).group(1) for note in notes}
-        if notes and not doubtful_footnote(text):
-            text = _FOOTNOTE_LINE.sub("", text)
-            text = re.sub(r"\[\^([^\]\n]{1,20})\]", lambda m: "" if m.group(1) in labels else m.group(0), text)
+    if "[^" in text:  # class footnote
+        text = _without_footnotes(text)
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
@@ -275,19 +279,25 @@ def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     span, how = _find_math_answer(text)
     number = span.strip() if span is not None else ""
-    if re.fullmatch(r"\d{1,3}", number):
-        region = answer_region(text).rstrip()
-        last = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", region))[-1:]  # the answer's own number is "N!",
-        last = last[0].start() if last and region[last[0].end() : last[0].end() + 1] == "!" else -1  # written as math
-        if last >= 0 and not (re.search(r"(?:\$|\*\*|\\\()\s*$", region[max(0, last - 3) : last])
-                              and re.match(r"\s*(?:\$|\*\*|\\\))", region[last + len(number) + 1 :])) \
-                or re.search(r"\b(?:not|would|instead|rather|opposed|never|than|naive|without|could)\b",
-                             region[max(0, last - 30) : last], re.IGNORECASE):
-            last = -1  # (a prose "The answer is 4!" or "4 ways!" is an exclamation; "6, not 6!" rejects the factorial)
-        if not how.startswith(("boxed", "repeated-box", "####")) and last >= max(0, len(region) - 120) \
-                and region[last + len(number) + 1 : last + len(number) + 2] != "=" and _factorial_used(region[:last], number):
-            return number + "!", how + "/factorial-in-context"
+    if re.fullmatch(r"\d{1,3}", number) and not how.startswith(("boxed", "repeated-box", "####")) \
+            and _factorial_meant(answer_region(text).rstrip(), number):
+        return number + "!", how + "/factorial-in-context"
     return span, how
+
+
+def _factorial_meant(region: str, number: str) -> bool:
+    """class factorial-in-context: whether the answer's own `number`, written last in `region`, is "N!" as math
+    (`$6!$`, `**6!**`) near the end, not after a contrast ("6, not 6!", "instead of", "would be"), not an equation,
+    and the completion uses N! as a factorial before it."""
+    written = list(re.finditer(rf"(?<![\d.]){number}(?![\d.])", region))
+    if not written or not region.startswith("!", written[-1].end()):
+        return False
+    at, after = written[-1].start(), written[-1].end() + 1
+    as_math = re.search(r"(?:\$|\*\*|\\\()\s*$", region[max(0, at - 3) : at]) and re.match(r"\s*(?:\$|\*\*|\\\))", region[after:])
+    contrast = re.search(r"\b(?:not|would|instead|rather|opposed|never|than|naive|without|could)\b", region[max(0, at - 30) : at],
+                         re.IGNORECASE)
+    return bool(as_math and not contrast and at >= max(0, len(region) - 120) and region[after : after + 1] != "="
+                and _factorial_used(region[:at], number))
 
 
 def _find_math_answer(text: str) -> tuple[str | None, str]:
@@ -311,8 +321,6 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
-        # than retracted by a later "I misread the question at first")
         if last.how == "answer-phrase" and "\n" not in region[: last.start].strip() and last.end > 0:
             # class answer-first-contradicted: an opening "Answer: 3" and a closing conclusion that states another value
             # ("Therefore Peter can go to the movies 6 times this week.") commit to neither
@@ -320,6 +328,8 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
                     and not _same_value(last.span, later.span):
                 return None, f"the opening answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
+        # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
+        # than retracted by a later "I misread the question at first")
         corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
         if last.end >= 0 and (retraction_after if corrects else RETRACTION.search)(region[last.end :]):
             # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
@@ -336,7 +346,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         if len(bold) == 1 and len(re.findall(r"[A-Za-z]{2,}", _BOLD_VALUES.sub(" ", last.span))) >= 3:
             # class bold-value-in-answer-sentence: "**Answer:** A 3-inch cube would cost **$18.90** to make."
             return bold[0], last.how + "/bold-value"
-        span = _CORRECTION_TAIL.sub("", last.span).strip(" *_") if _CORRECTION_TAIL.search(last.span[1:]) else last.span
+        span = _CORRECTION_TAIL.sub("", last.span).strip(" *_") if corrects else last.span
         return drop_restatement(span), last.how  # class two-formats: "3/4 (0.75)" answers 3/4
     if TRUNCATED_END.search(region[-200:].rstrip()):
         return None, "the text stops inside a box or an expression (truncated); no committed answer"
@@ -390,6 +400,8 @@ def _hedged_alternative(sentence: str, digits: str) -> bool:
         return False
     return any(digits.replace(",", "") in {(g or "").replace(",", "") for g in m.groups()}
                for m in _HEDGED_ALTERNATIVE.finditer(sentence))
+
+
 # (never "hundred-meter", "3 hundred and twenty", "3 thousand or so", "millions of", "Thousand Island")
 _SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(?!s? of\b)s?\b(?!-)"
                           r"(?! ?(?:and )?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
@@ -473,7 +485,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         return bold, "bold-value-of-final-line"
     if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
         lines[-1] = _RESTATING_PARENTHETICAL.sub("", lines[-1])
-    if lines:  # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
+        # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."

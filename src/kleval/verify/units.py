@@ -102,12 +102,6 @@ def answer_unit(span: str) -> str | None:
     return unit_of(span) or si_unit_of(span) or _sign_unit(span)
 
 
-# class sign-unit: a degree sign closing a plain angle (`30^\circ`, `30°`) is the unit degree, so that "30 radians" is
-# not 30 degrees; an escaped dollar sign opening it (`\$5.40`) is the unit dollar, so that it is not "5.4 cents"
-_DEGREE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)\s*\.?\s*\$?")
-_DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
-
-
 def unit_after(text: str, span: str, cue: str | None = None) -> str | None:
     """class unit-after-span: the unit word that follows the answer span on its line, where the completion last writes
     it ("The pine tree is **85** inches tall." answers 85 inches, "Answer: θ = 30 radians" 30 radians), or None. With
@@ -130,6 +124,12 @@ def unit_word_at(text: str, at: int) -> str | None:
     """The known unit of the word at `text[at]`, after spaces, `*`, `$`, `}` or `)` on the same line, else None."""
     after = re.match(r"[ \t*$})]{0,6}([A-Za-z]+)", text[at : at + 40])
     return unit_of("1 " + after.group(1)) if after else None
+
+
+# class sign-unit: a degree sign closing a plain angle (`30^\circ`, `30°`) is the unit degree, so that "30 radians" is
+# not 30 degrees; an escaped dollar sign opening it (`\$5.40`) is the unit dollar, so that it is not "5.4 cents"
+_DEGREE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)\s*\.?\s*\$?")
+_DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
 
 
 def _sign_unit(span: str) -> str | None:
