@@ -52,7 +52,8 @@ def boxed_variant(prediction: str) -> str | None:
     return "\\boxed{" + prediction.strip() + "}"
 
 
-HELDOUT_ROUND_FOLDERS = ("v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13")  # the first round lives in heldout/ itself
+HELDOUT_ROUND_FOLDERS = ("v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+                         "v14")  # the first round lives in heldout/ itself
 
 
 def heldout_files() -> dict[str, Path]:
