@@ -47,8 +47,6 @@ PRINCIPLED = {
     "tests/test_strict.py::test_strict_variable_comparison[1]":
         "f(x) vs f(y) is accepted only with Math-Verify's non-default strict=False; a default grader must "
         "not rename variables",
-    "tests/test_string_extraction.py::test_string_extraction[5]":
-        "needs Math-Verify's non-default StringExtractionConfig(strings=('U',)); kleval's choice letters are A-J",
     "tests/test_all.py::test_precision[0]":
         "0.3333 for 1/3 is accepted only at Math-Verify's non-default precision=4; a default grader must "
         "not accept a 4-digit approximation of an exact answer",

@@ -29,7 +29,6 @@ NOT_YET = {
     "adv/list-of-sets: union of sets vs flat": "a list of sets is not flattened against a flat gold list",
     "adv/main-clause: value then when-clause": "a trailing 'when' clause without a comma is not cut off",
     "adv/multi-part: labelled gold": "part labels inside a gold ('(a) 2, (b) 7') are not read",
-    "adv/clock-times: final sentence clock": "a final sentence without a copula ('ends at 9:05 a.m.') is not read",
     "adv/probe/number-lastnum: sentence opening with a rate":
         "kind number: a sentence that opens with a phrase ('Per hour she earns $12, for 2 hours.') keeps its last number",
     'adv/rl-probe/rl-106 reward-hacking: A parenthetical "(or 100.0)" is the same value, not a second candidate. Correct.':

@@ -60,7 +60,7 @@ def test_statuses():
     assert verify(gold="", completion="\\boxed{3}").status is Status.GOLD_ERROR
     assert verify(gold="\\frac{", completion="\\boxed{3}").status is Status.GOLD_ERROR
     assert verify(gold="3", completion="\\boxed{\\frac{}{}}").status is Status.PARSE_ERROR
-    assert verify(gold="Q", completion="The answer is (B)", kind="choice").status is Status.GOLD_ERROR
+    assert verify(gold="AB", completion="The answer is (B)", kind="choice").status is Status.GOLD_ERROR
 
 
 def test_policies_differ_where_documented():

@@ -37,6 +37,22 @@ def bold_final_line(region: str) -> Statement | None:
     return Statement(value, "bold-final-sentence", len(region)) if value else Statement(content, "bold-final-line", len(region))
 
 
+# class option-value-line: a math answer written as the option that holds it, on the last line ("D) 128", "C. 5.5",
+# "(D) [8, -14]"): the value after the label (never a line of an option list, which another label line opens before it)
+_OPTION_VALUE_LINE = re.compile(r"\**(?:\(([A-J])\)|([A-J])[.)])\**[ \t]+([^A-Za-z\n]*\d[^A-Za-z\n]*)")
+
+
+def option_value_line(region: str) -> Statement | None:
+    """The value of a final line that is an option label and a value."""
+    lines = [line.strip() for line in region.rstrip()[-400:].split("\n") if line.strip()]
+    m = _OPTION_VALUE_LINE.fullmatch(lines[-1]) if len(lines) >= 2 else None
+    if m is None or lines[-2].rstrip(" *").endswith(":") \
+            or any(re.match(r"\**(?:\([A-J]\)|[A-J][.)])\s", line) for line in lines[:-1]):
+        return None  # (never the last line of a list or a review of the options, "(A) 12\nThis gives 48.\n(B) 16")
+    value = clean_span(m.group(3))
+    return Statement(value, "option-value-line", len(region)) if value else None
+
+
 def value_of_sentence(content: str) -> str | None:
     """The value a marked-up answer sentence states (a bold line, `<answer>` tags), as a concluding sentence states
     it; None when the content is no sentence (under three prose words), is hedged or states no single value, so

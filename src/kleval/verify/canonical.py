@@ -9,6 +9,7 @@ instead of hanging a worker.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -208,7 +209,18 @@ def _split_words(s: str) -> str:
     return re.sub(r"(?<=[\d}\)\]])\s+(?:and|or)\s+(?=[-\d\\(\[a-z]|[A-Z]\()", ", ", s)  # "1 or W(x) = -1"
 
 
-def _simplify_relation_text(s: str) -> str:
+def _matrix_chain_agrees(s: str, cuts: list[int], policy: Policy) -> bool:
+    """Whether every member between the first and the last of an `=` chain with matrices evaluates to the last."""
+    bounds = [*cuts, len(s)]
+    members = [s[a + 1 : b].strip() for a, b in itertools.pairwise(bounds)]
+    try:
+        last = canonicalize(members[-1], policy).value
+        return all(canonicalize(member, policy).value == last for member in members[:-1])
+    except ParseFailure:
+        return False
+
+
+def _simplify_relation_text(s: str, policy: Policy | None = None) -> str:
     """`x \\in [1,2]` -> `[1,2]`; `x = 2+3 = 5` -> `x = 5`; `\\approx` counts as `=`."""
     if re.search(r"=.*\\approx", s):  # "x = 1/3 \approx 0.33": the exact value, not its approximation
         s = s[: s.index("\\approx")].strip()
@@ -223,6 +235,8 @@ def _simplify_relation_text(s: str) -> str:
     cuts = [i for i, ch in enumerate(s) if ch == "=" and depths[i] == 0 and (i == 0 or s[i - 1] not in "<>!\\")
             and s[i + 1 : i + 2] != "="]
     if len(cuts) >= 2 and s[: cuts[0]].strip() and s[cuts[-1] + 1 :].strip():
+        if _MATRIX_RE.search(s) and policy is not None and not _matrix_chain_agrees(s, cuts, policy):
+            return s  # class matrix-chain: members that evaluate to other matrices are no chain
         return s[: cuts[0]].strip() + " = " + s[cuts[-1] + 1 :].strip()
     if len(cuts) == 1 and not any(re.search(r"[A-Za-z]", re.sub(r"\\[a-zA-Z]+", "", side))
                                   for side in (s[: cuts[0]], s[cuts[0] + 1 :])):
@@ -335,7 +349,7 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         name, rhs = _drop_named_lhs(s)
         if name:
             return replace(canonicalize(rhs, policy), named=s, name=name)
-    s = _simplify_relation_text(s)
+    s = _simplify_relation_text(s, policy)
 
     if "\\setminus" in s and len(split_top_level(s)) == 1:
         return forms.set_difference(s, policy)
@@ -380,7 +394,8 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if forms.UNIT_VECTOR.search(s):
         return forms.unit_vector_components(s)
 
-    base = _BASE_RE.match(s) or _TEXT_BASE_RE.match(s)
+    # (class base-n-parenthesised: also the digits in brackets, `(4343)_{6}`, as textbooks write a numeral and its base)
+    base = _BASE_RE.match(re.sub(r"^\(([0-9A-Za-z]+)\)(?=_)", r"\1", s)) or _TEXT_BASE_RE.match(s)
     if base and (not base.group(1).isalpha() or _letter_digits(base.group(1), int(base.group(2)))):
         return Canon("base", (base.group(1).upper().lstrip("0") or "0", int(base.group(2))), s)
     fast = _fast_number(s)
@@ -402,6 +417,16 @@ def canonicalize(s: str, policy: Policy) -> Canon:
     if _MATRIX_RE.search(s):
         import sympy
 
+        depths = scan_brackets(s)
+        members = [m for m in re.split(r"(?<![<>!\\])=", s) if m.strip()]
+        if len(members) >= 2 and all(depths[i] == 0 for i, ch in enumerate(s) if ch == "=") and _MATRIX_RE.search(members[-1]) \
+                and (len(members) >= 3 or _NAMED_LHS.match(members[0].strip())) \
+                and _matrix_chain_agrees(s, [i for i, ch in enumerate(s) if ch == "=" and (i == 0 or s[i - 1] not in "<>!\\")],
+                                         policy):
+            # class matrix-chain: `\mathbf{M} = 6\cdot\frac16 A = \begin{pmatrix}..\end{pmatrix}` (a named matrix, or a
+            # computation, ending in its value) is the value its last member writes, when every member between
+            # evaluates to it (`_matrix_chain_agrees`: never `A = \begin{pmatrix}1&0\\0&1\end{pmatrix} = 3I`)
+            return canonicalize(members[-1].strip(), policy)
         matrix = _latex_to_sympy(s)
         if isinstance(matrix, sympy.MatrixExpr) and not isinstance(matrix, sympy.MatrixBase):
             try:  # "2\begin{pmatrix}..\end{pmatrix}": a scalar times a matrix is a matrix

@@ -80,9 +80,20 @@ def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
 def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
     # (class choice-option-sentence: a closing sentence that names the option it settles on, "That is option D.",
     # "A careful reading gives option A.", "so I choose option (C).")
-    return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|in (?:conclusion|summary|short|sum)),? "
+    # (class choice-option-at-end: a sentence that ends on the option its value or text is, "So x = 5, which is choice
+    # (a).", "..., which corresponds to option C, because ...", "... ≈ 0.84, i.e. about 84%, option C."; a bracketed
+    # lower-case letter after the word option is a label too; and a softened "Probably D." still commits)
+    return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|probably|most likely|in (?:conclusion|summary|short|sum)),? "
                       rf"|(?:that|this) is (?:option|choice) |(?:gives|choose|pick|select) (?:option|choice) )"
-                      rf"\(?(?-i:([{letters}]))\)?(?=[.!]?$|[.!]\s)", re.IGNORECASE)
+                      rf"(?:\(?(?-i:([{letters}]))\)?|(?<=option )\(([{letters.lower()}])\)|(?<=choice )\(([{letters.lower()}])\))"
+                      rf"(?=[.!]?$|[.!]\s)", re.IGNORECASE)
+
+
+def _option_at_end_pattern(letters: str) -> re.Pattern[str]:
+    # (class choice-option-at-end: see _conclusion_letter_pattern; only a closing sentence, where nothing else commits)
+    return re.compile(rf"(?<=, )(?:(?:which|that|this) (?:is|corresponds to|matches) )?(?:option|choice) "
+                      rf"(?:\(?(?-i:([{letters}]))\)?|(?<=option )\(([{letters.lower()}])\)|(?<=choice )\(([{letters.lower()}])\))"
+                      rf"(?=[.!]?$|[.!]\s|,? (?:because|since|as)\b)", re.IGNORECASE)
 
 
 def _copula_label_pattern(letters: str) -> re.Pattern[str]:
@@ -110,8 +121,48 @@ def _revised_letter_pattern(letters: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+def _appositive_verdict_pattern(letters: str) -> re.Pattern[str]:
+    # (class choice-appositive-verdict: an option named, described in a relative clause, then declared right: "Option
+    # I, which says that no two electrons can pair up ..., is correct."; never "is incorrect", nor a clause with a
+    # second label in it)
+    return re.compile(rf"\b(?:option|choice) \(?(?-i:([{letters}]))\)?, (?:which|that|stating|saying)\b[^.;!?()\n]{{0,300}}, "
+                      rf"is (?:the )?(?:correct|right|true|best)(?: (?:answer|option|choice|one))?(?=[.!]?$|[.!]\s)",
+                      re.IGNORECASE)
+
+
+def _it_is_letter_pattern(letters: str) -> re.Pattern[str]:
+    # (class choice-it-is-letter: a sentence that is only "It's C", then a colon, a full stop or a dash and the reason:
+    # "It's not B — ... . It's C: women and children make up most enrollees."; never the article, "It's a trap")
+    return re.compile(rf"(?:^|(?<=[.!?] )|(?<=\n))(?:so,? |thus,? |therefore,? |hence,? )?it(?:'s|’s| is| must be) "
+                      rf"(?:option |choice )?\(?(?-i:([{letters}]))\)?(?=[.:!]\s|[.!]?$| [—–-] )", re.IGNORECASE)
+
+
 _NOT_THE_ANSWER = re.compile(r"\b(?:distractor|misconception|trap|incorrect|wrong|tempting|other (?:choice|option)s?|if|options"
                              r"|choices|might|guess|glance|possibly|not say|would not|was|were|could|doubt)\b", re.IGNORECASE)
+# (what a sentence says of an option it goes on to name: a mistake, a belief, an elimination, never a choice)
+_NOT_CHOSEN = re.compile(r"\b(?:mistakes?|misconceptions?|think that|believe|believed|assume|claim|forgetting|rule out|ruled out"
+                         r"|eliminate|eliminated|discard|would be|would give)\b", re.IGNORECASE)
+_DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|but|or|wait|hmm|unless|however)\b", re.IGNORECASE)
+
+
+def _stands_alone(text: str, m: re.Match, letter: str, letters: str) -> bool:
+    """Whether a letter stated at `m` is the last word on the question: no other option letter after it, plain or
+    labelled ("It's B. Hmm, but D also fits"), and no doubt or alternative ("Probably D. It could also be C.")."""
+    after = text[m.end() :]
+    others = letters.replace(letter, "")
+    return not (others and re.search(rf"(?<![A-Za-z'’])[{others}](?![A-Za-z'’])", after)) and not _DOUBT_AFTER.search(after)
+
+
+def _closing_choice(text: str, m: re.Match, letters: str) -> bool:
+    """Whether a weak statement (the option named at a sentence's end, an appositive verdict) closes the text and
+    chooses: in its last 240 characters, with no mistake, belief, elimination or distractor before it in its
+    sentence, and no other option named in that sentence."""
+    start = _sentence_start(text, m.start())
+    before = text[start : m.start()]
+    letter = next(g for g in m.groups() if g).upper()
+    return m.start() >= len(text) - 240 and not _NOT_THE_ANSWER.search(before) and not _NOT_CHOSEN.search(before) \
+        and not re.search(rf"(?:option|choice) \(?[{letters.replace(letter, '')}]\b", before, re.IGNORECASE) \
+        and _stands_alone(text, m, letter, letters)
 _HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly|doubt)\b", re.IGNORECASE)
 _CONDITION_AFTER = re.compile(r"\?|\b(?:if|when|whenever|unless|only|otherwise)\b", re.IGNORECASE)
 _VERB_WORDS = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|should|we|I|you|it|they|this|that|there|but"
@@ -147,8 +198,23 @@ def _labels_the_answer(text: str, m: re.Match, letters: str) -> bool:
     is P."): the label's text is a short noun phrase that ends its sentence, with no other option label in it."""
     label_text = _sentence_after(text, m.end())
     return not _NOT_THE_ANSWER.search(text[_sentence_start(text, m.start()) : m.start()]) \
-        and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) \
-        and not _VERB_WORDS.search(label_text) and len(label_text.split()) <= 8 \
+        and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) and _is_option_text(label_text, letters)
+
+
+def _is_option_text(label_text: str, letters: str) -> bool:
+    """Whether the text after an option label is an option's text: a short noun phrase with no verb and no other label."""
+    return not _VERB_WORDS.search(label_text) and len(label_text.split()) <= 8 and not _HEDGE_AFTER.search(label_text) \
+        and not re.search(rf"(?:^|[\s,(])\(?[{letters}][.):]\s", label_text)
+
+
+_VERDICT_WORDS = re.compile(r"\b(?:wrong|incorrect|not|no|fails?|cannot|never|ruled out|eliminated?|tempting|trap|distractor"
+                            r"|mistake|could|though|also|wait|hmm|check|defended|might|maybe|unsure)\b|n't\b|\?", re.IGNORECASE)
+
+
+def _is_final_option_text(label_text: str, letters: str) -> bool:
+    """Whether the text after an option label on a final line restates the option: no verdict on it ("D. This is
+    wrong because ..."), no hedge, at most 16 words and no other label."""
+    return not _VERDICT_WORDS.search(label_text) and not _HEDGE_AFTER.search(label_text) and len(label_text.split()) <= 16 \
         and not re.search(rf"(?:^|[\s,(])\(?[{letters}][.):]\s", label_text)
 
 
@@ -156,7 +222,8 @@ def _several_options(letters: str) -> re.Pattern[str]:
     """An answer phrase that names two or more options ("ANSWER: A, C.", "The answer is (D), (E), and (J).",
     "Answer: (B)(C)")."""
     one = rf"[*(\[]{{0,2}}(?-i:[{letters}])[)\]*]{{0,2}}"
-    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b|(?<=[)\]])) ?(?:and )?{one})+"
+    # (two bracketed letters side by side, "(B)(C)", name two; "(C) B is tangential" is one option and its text)
+    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b|(?<=[)\]])(?= ?[(\[])) ?(?:and )?{one})+"
                       rf"(?![A-Za-z0-9])", re.IGNORECASE)
 
 
@@ -198,8 +265,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     phrases += [(offset + m.start(), m.group(1).upper(), "answer-phrase", offset + m.end())
                 for m in _lower_letter_pattern(letters).finditer(tail)]
     # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
-    phrases += [(offset + m.start(), m.group(1), "conclusion-letter", offset + m.end())
-                for m in _conclusion_letter_pattern(letters).finditer(tail)]
+    # (a softened "Probably D." only with nothing after it that doubts it or names another option)
+    phrases += [(offset + m.start(), next(g for g in m.groups() if g).upper(), "conclusion-letter", offset + m.end())
+                for m in _conclusion_letter_pattern(letters).finditer(tail)
+                if not re.match(r"(?i)probably|most likely", m.group(0))
+                or _stands_alone(tail, m, next(g for g in m.groups() if g).upper(), letters)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases += [(offset + m.start(), m.group(1) or m.group(2), "answer-phrase", offset + m.end())
@@ -209,6 +279,16 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         # names another (never a condition, "If it's not A, it's B.", nor a second letter after it, "it's B or C")
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
                    for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)]
+    if not phrases:  # classes choice-appositive-verdict and choice-option-at-end, only where nothing else commits
+        weak = [(m, "answer-phrase") for m in _appositive_verdict_pattern(letters).finditer(tail)]
+        weak += [(m, "conclusion-letter") for m in _option_at_end_pattern(letters).finditer(tail)]
+        phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), how, offset + m.end())
+                   for m, how in weak if _closing_choice(tail, m, letters)]
+    if not phrases:  # class choice-it-is-letter, only where no answer phrase stands and never with a hedge or condition
+        # (never with another option after it: "It is C. Photosynthesis, or it is D. Respiration.", "It's B. Hmm, but D")
+        phrases = [(offset + m.start(), m.group(1), "answer-phrase", offset + m.end())
+                   for m in _it_is_letter_pattern(letters).finditer(tail) if _denial_commits(tail, m, letters)
+                   and _stands_alone(tail, m, m.group(1), letters)]
     if not phrases:  # class choice-copula-label, only where no answer phrase stands (never over "The answer is (B).")
         labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
@@ -217,10 +297,22 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     statements.extend(phrases[-1:])
     # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")
     # (never the next label of a lettered list cut off there: "H. No, because ...\nI")
-    final_line = re.search(rf"\n[ \t]*\**\(?([{letters}])\)?\.?\**[ \t]*$", region.rstrip())
+    # (also in brackets, "[D]", and as the option's label with its text, "D. Ammonia", "**B: buildings will be made
+    # safer**", "2 — Kinetic energy increases": the text, with no verdict, hedge or other label in it)
+    # (the label with its text only where nothing else commits and no other line of the text opens with a label: never
+    # the last option of a list or a review of the options, "Why the others fail:\nA. Hydrogen\nB. Helium"; a colon
+    # only in bold, "**B: ...**", never a Q/A-style "A: Ammonia")
+    final_line = re.search(rf"\n[ \t]*(\**)[(\[]?([{letters}])[)\]]?(?:\.?\**|([.):]| ?[—–])\**[ \t]+([^\n]{{1,160}}))[ \t]*$",
+                           region.rstrip())
     before_line = region[: final_line.start()].rstrip().rsplit("\n", 1)[-1] if final_line else ""
-    if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line):
-        statements.append((final_line.start() + 1, final_line.group(1), "final-line-letter", len(region)))
+    labelled = final_line is not None and final_line.group(4) is not None
+    if final_line and not re.match(rf"[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])", before_line) \
+            and (not labelled or (not statements and _is_final_option_text(final_line.group(4), letters)
+                                  and (final_line.group(3) != ":" or final_line.group(1))
+                                  and not before_line.rstrip(" *").endswith(":")  # (never "Options:\nD. Ammonia")
+                                  and not re.search(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])",
+                                                    region[: final_line.start()]))):
+        statements.append((final_line.start() + 1, final_line.group(2), "final-line-letter", len(region)))
     # (class choice-opening-option: also "Option H — total revenue equals total cost." and an explanation after it)
     bare = re.fullmatch(rf"(?:(?:option|choice) )?\(?([{letters}])(?:(?:[).:]| ?[—–-])(?: .{{0,300}})?)?",
                         compact_whitespace(region).strip(), re.DOTALL | re.IGNORECASE)

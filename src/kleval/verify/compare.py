@@ -29,6 +29,21 @@ _GROUPED = ("list", "set", "seq", "union")
 _MAX_EXACT_DIGITS = 20000  # integers/rationals up to this many digits are compared exactly
 
 
+
+# class letter-list: the letters of graphs or options a MATH question asks for, separated by commas ("A,D",
+# "B, E, G"), are a set: their order is free, and a letter missing or added is a wrong answer
+_LETTER_LIST = re.compile(r"[a-z](?: ?(?:,|and|, and) ?[a-z])+")
+
+
+def _letter_list(key: str) -> frozenset[str] | None:
+    """The letters of a text key that lists two or more single letters, or None."""
+    key = key.replace("\\text", " ").strip(" {}$.")
+    if not _LETTER_LIST.fullmatch(key):
+        return None
+    letters = re.findall(r"(?<![a-z])[a-z](?![a-z])", key)
+    return frozenset(letters) if len(letters) == len(set(letters)) else None
+
+
 def _exact_rational(x: Any) -> Any | None:
     """The exact Rational value of an integer/rational expression (`9^{1000}-1`, `100!`), else None.
 
@@ -328,6 +343,9 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind == "text" or p.kind == "text":
         gk = g.value if g.kind == "text" else g.source.lower().replace(" ", "")
         pk = p.value if p.kind == "text" else p.source.lower().replace(" ", "")
+        letters = [_letter_list(key) for key in (gk, pk)]
+        if letters[0] and letters[1]:  # class letter-list: "Enter the letters, separated by commas": "D, A" is "A,D"
+            return letters[0] == letters[1], "letter-set"
         return gk == pk, "text"
     if g.kind == "base" and p.kind == "base":
         return g.value == p.value, "base-n-digits"  # 123_4 is not 123_5
@@ -397,13 +415,55 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
                 return tuple((x.value,) for x in c.value)  # a tuple compares with a column vector
             return None
         ra, rb = rows(g), rows(p)
+        if (ra is None) != (rb is None):
+            square = ra if ra is not None else rb
+            scaled = _scaled_identity(p if ra is not None else g, square, policy)
+            if scaled is not None:
+                ra, rb = (square, scaled) if ra is not None else (scaled, square)
         if ra is None or rb is None or len(ra) != len(rb) or any(len(x) != len(y) for x, y in zip(ra, rb)):
             return False, "matrix-shape"
         ok = all(_exprs_equal(x, y, policy)[0] for rx, ry in zip(ra, rb) for x, y in zip(rx, ry))
         return ok, "matrix-elementwise"
     if g.kind in _GROUPED and p.kind in _GROUPED:
         return _grouped_equal(g, p, policy)
+    if g.kind == "number" and p.kind in _GROUPED and policy.comma != "thousands" \
+            and re.fullmatch(r"\d{1,3}(?:,\d{3})+", g.source.strip()):
+        # class grouped-gold-as-list: a math gold "70,110" is seventy thousand one hundred ten or the list 70, 110 (MATH
+        # writes both); an answer that is a list, "70, 110", answers the list reading (and 70110 the number)
+        from kleval.verify.canonical import canonicalize
+
+        as_list = canonicalize(g.source.strip(), policy.with_(comma="list"))
+        if as_list.kind in _GROUPED:
+            ok, rule = _grouped_equal(as_list, p, policy)
+            return ok, f"gold-as-list/{rule}"
     return False, f"{g.kind}-vs-{p.kind}"
+
+
+# class scalar-identity: `-3\mathbf{I}` (a scalar times the identity, as MATH's solutions write a dilation) is the
+# square matrix diag(-3, ..., -3) of the other side's size; never a non-square matrix
+_SCALED_IDENTITY = re.compile(r"(.*?) ?(?:\\cdot ?)?(?:\\mathbf ?\{ ?I ?\}|\\mathbb ?\{ ?I ?\}|\\mathrm ?\{ ?I ?\}|\\operatorname\{ ?I ?\}|I)(?:_\{?\d\}?)?")
+
+
+def _scaled_identity(c: Canon, square: tuple, policy: Policy) -> tuple | None:
+    """The rows of `c` read as k times the identity of `square`'s size, or None."""
+    from kleval.verify.canonical import ParseFailure, canonicalize
+
+    m = _SCALED_IDENTITY.fullmatch(c.source.strip().strip("$"))
+    n = len(square)
+    size = re.search(r"_\{?(\d)\}?$", c.source.strip().strip("$"))
+    if m is None or any(len(row) != n for row in square) or (size and int(size.group(1)) != n):
+        return None  # (`2\mathbf{I}_2` is 2x2, never a 3x3 gold)
+    coefficient = m.group(1).strip() or "1"
+    coefficient = {"-": "-1", "+": "1"}.get(coefficient, coefficient)
+    try:
+        k = canonicalize(coefficient, policy)
+    except ParseFailure:
+        return None
+    if k.kind != "number":
+        return None
+    import sympy
+
+    return tuple(tuple(k.value if i == j else sympy.Integer(0) for j in range(n)) for i in range(n))
 
 
 def _grouped_equal(g: Canon, p: Canon, policy: Policy) -> tuple[bool, str]:

@@ -19,6 +19,7 @@ from kleval.verify.sentence_values import (
     main_clause_value,
     math_balanced,
     split_sentences,
+    without_parenthetical_aside,
 )
 from kleval.verify.statements import Statement
 
@@ -150,14 +151,16 @@ def conclusion(region: str) -> Statement | None:
         sentences = split_sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
     offset = len(region) - len(tail) + tail.rfind(paragraph)
     final = len(sentences) - 1
+    # (a closing sentence whose value is in words, "So it takes three bolts in total.", is no remark)
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
-            and sentence_value(sentences[final], False)[0] is None:
+            and sentence_value(sentences[final], False)[0] is None \
+            and (final < len(sentences) - 1 or _is_closing_remark(worded_numbers_as_digits(sentences[final]))):
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
         if index == final == len(sentences) - 1:  # class worded-number-in-sentence: "So in 15 minutes he will go ten
             # miles." (only a sentence that closes the text)
-            sentence = worded_numbers_as_digits(sentence)
+            sentence = worded_numbers_as_digits(without_parenthetical_aside(sentence))
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))) \
@@ -171,7 +174,8 @@ def conclusion(region: str) -> Statement | None:
         value, concluding = sentence_value(sentence, concluding)
         if value and negated(sentence, value):
             break  # class negated-statement: "Thus the value cannot be 5."
-        if value and sentence.rfind(value) != -1 and re.search(r", but\b", sentence[sentence.rfind(value) :]):
+        shown = value if value is None or value in sentence else value.strip("$")  # (class factorial-in-prose: `$5!$`)
+        if value and sentence.rfind(shown) != -1 and re.search(r", but\b", sentence[sentence.rfind(shown) :]):
             break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer

@@ -174,6 +174,10 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if chosen.choice_letters and re.fullmatch(r"\(?[1-9]\)?", gold.strip()):
         # class choice-digit-labels: ARC-Challenge labels some items' options 1-4 (answerKey "2"): the digits are the labels
         chosen = chosen.with_(choice_letters="123456789")
+    elif chosen.choice_letters and (late := re.fullmatch(r"\(?([K-Z])\)?", gold.strip())) \
+            and late.group(1) not in chosen.choice_letters:
+        # class choice-late-letter: BIG-Bench Hard gives some items eleven or more options ("(K)"): the letters run to the gold's
+        chosen = chosen.with_(choice_letters="".join(chr(c) for c in range(ord("A"), ord(late.group(1)) + 1)))
     span, how = _find_span(completion, chosen)
     if chosen.choice_letters:
         if span is None:

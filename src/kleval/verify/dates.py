@@ -26,8 +26,14 @@ _DAY_MONTH = re.compile(rf"^(?:the )?{_DAY} (?:of )?({_MONTH})\.?{_YEAR}$")
 MONTH_HINT = re.compile(rf"(?i)(?<![A-Za-z])(?:{_MONTH})(?![a-z])")
 
 
+# class numeric-date: a date in digits with its four-digit year, month first as BIG-Bench Hard's date questions write
+# it (`12/25/1937`), or in ISO 8601 (`1937-12-25`), is the date `december 25, 1937`; never a fraction of three numbers
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+
+
 def date_key(text: str) -> str | None:
-    """The comparison key of a date written in words (`june 9`, `june 9, 2025`), else None.
+    """The comparison key of a date written in words or digits (`june 9`, `june 9, 2025`), else None.
 
     `text` is a text key (commands unwrapped, lower case); spaces around punctuation are tolerated."""
     t = re.sub(r"\s+", " ", text.lower().replace("~", " ")).strip().rstrip(".").strip()
@@ -35,8 +41,15 @@ def date_key(text: str) -> str | None:
     if len(t) > 40:
         return None
     m = _MONTH_DAY.match(t)
+    numeric, iso = _NUMERIC_DATE.match(t), _ISO_DATE.match(t)
     if m:
         month, day, year = m.group(1), m.group(2), m.group(3)
+    elif numeric or iso:
+        month_number, day, year = (numeric.group(1), numeric.group(2), numeric.group(3)) if numeric else \
+            (iso.group(2), iso.group(3), iso.group(1))
+        if not 1 <= int(month_number) <= 12:
+            return None
+        month = _MONTHS[int(month_number) - 1]
     else:
         m = _DAY_MONTH.match(t)
         if not m:
@@ -54,7 +67,8 @@ _WRAPPER = re.compile(r"\\(?:text|textrm|textnormal|mathrm|mbox|textbf|textit) ?
 def as_text_block(span: str) -> str:
     """A whole span that is a date in words as the text block of its key (`3 \\text{ October}` ->
     `\\text{october 3}`), so that no later clean-up drops the month as a unit; other spans unchanged."""
-    if MONTH_HINT.search(span) is None or not re.search(r"\d", span) or len(span) > 80:
+    if (MONTH_HINT.search(span) is None and not _NUMERIC_DATE.match(span.strip("$ ")) and not _ISO_DATE.match(span.strip("$ "))) \
+            or not re.search(r"\d", span) or len(span) > 80:
         return span
     key = date_key(_WRAPPER.sub(" ", span))
     return span if key is None else f"\\text{{{key}}}"

@@ -40,9 +40,9 @@ _FAMILY_SUFFIX = re.compile(
 SET_BUILDER = re.compile(r"^\\\{ ?([a-zA-Z]) ?(?:\\in ?\(-\\infty, ?\\infty\) ?)?(?:\\mid|\||:) ?(.+)\\\}$")
 # class worded-constants: words for infinity and for "there is none" (the empty set of solutions)
 _INFINITY_WORDS = {"infinity", "infinite", "positive infinity", "+infinity"}
-_EMPTY_SET_WORDS = {"no solution", "no solutions", "no real solution", "no real solutions", "the empty set",
-                    "empty set", "no real roots", "no roots", "no such number", "no real numbers", "no values",
-                    "no real values", "no value", "there is no solution", "there are no solutions"}
+# ("no solution", "There are no real solutions", "the equation has no integer roots", "the empty set")
+_EMPTY_SET_WORDS = re.compile(r"(?:the )?empty set|(?:there (?:is|are|exists?) |(?:it|the equation|the system|the inequality)"
+                              r" has )?no (?:real |integer |such |possible |valid )?(?:solutions?|roots?|values?|numbers?|x)")
 # class set-builder-integers: `\\{n \\in \\mathbb{Z} : 1 \\le n \\le 4\\}` is the finite set {1, 2, 3, 4}
 INTEGER_SET_BUILDER = re.compile(r"^\\\{ ?([a-zA-Z]) ?\\in ?\\mathbb ?\{?([ZN])\}? ?(?:\\mid|\||:) ?(.+)\\\}$")
 FAMILY_SET_BUILDER = re.compile(r"^\\\{ ?(.+?) ?(?:\\mid|\||:) ?([a-zA-Z]) ?\\in ?\\mathbb ?\{?Z\}? ?\\\}$")
@@ -261,7 +261,7 @@ def text_value(key: str, source: str, policy: Policy) -> Canon:
         raise ParseFailure(f"a scaled number with words after it: {key[:40]!r}")  # never the bare numeral
     if key in _INFINITY_WORDS:
         return Canon("number", sympy.oo, source)
-    if key in _EMPTY_SET_WORDS:
+    if _EMPTY_SET_WORDS.fullmatch(key):
         return Canon("set", (), source)
     m = re.fullmatch(r"([-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)) ?[a-z][a-z \-]{0,30}", key)
     if m and _fast_number(m.group(1).replace(",", "")) is not None:

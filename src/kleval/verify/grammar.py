@@ -32,7 +32,14 @@ from kleval.verify.answer_phrases import (
     last_answer_phrase,
     valueish,
 )
-from kleval.verify.bare_answers import BARE_MAX_CHARS, bare_answer, bold_final_line, value_of_sentence, yes_no_opening
+from kleval.verify.bare_answers import (
+    BARE_MAX_CHARS,
+    bare_answer,
+    bold_final_line,
+    option_value_line,
+    value_of_sentence,
+    yes_no_opening,
+)
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
 from kleval.verify.clause_numbers import main_clause_number, standalone_numbers, stated_total, total_stands
 from kleval.verify.clauses import drop_justification
@@ -58,7 +65,7 @@ from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
-from kleval.verify.sentence_values import HEDGED, is_bound, split_sentences
+from kleval.verify.sentence_values import HEDGED, is_bound, split_sentences, without_parenthetical_aside
 from kleval.verify.short_statement import short_statement
 from kleval.verify.statements import (
     Statement,
@@ -233,12 +240,14 @@ def _restates(later: str, stated: str) -> bool:
 
 
 # class closing-display: a completion that ends with a display block after a lead-in that announces it ("..., whose
-# roots are real:", "Hence", "so", "we get") states its answer there: `$$x = 1 + \sqrt{19},\quad x = 1 - \sqrt{19}$$`
+# roots are real:", "Hence", "so", "we get", "simplifies to") states its answer
+# there: `$$x = 1 + \sqrt{19},\quad x = 1 - \sqrt{19}$$`
 # (an equation whose left side is no bare variable, `x^2 - 5x = 0`, stays an equation, which answers no number).
 # Never a display without such a lead-in (a last step of working) and never one with text after it.
 _CLOSING_DISPLAY = re.compile(r"(?:\$\$((?:(?!\$\$).){1,600})\$\$|\\\[((?:(?!\\\]).){1,600})\\\])\s*$", re.DOTALL)
 _DISPLAY_LEAD_IN = re.compile(r"(?::|\b(?:so|hence|thus|therefore|we get|we obtain|we have|gives|giving|yields|is|are|becomes"
-                              r"|the answer is|the result is)\s*,?)\s*$", re.IGNORECASE)
+                              r"|the answer is|the result is|(?:simplifies|reduces|evaluates|comes|works out) to|equals)\s*,?)\s*$",
+                              re.IGNORECASE)
 
 
 def closing_display(region: str) -> Statement | None:
@@ -248,8 +257,9 @@ def closing_display(region: str) -> Statement | None:
     if m is None:
         return None
     start = len(text) - len(text[-800:]) + m.start()
-    if not _DISPLAY_LEAD_IN.search(text[max(0, start - 80) : start].rstrip()):
-        return None
+    lead_in = text[max(0, start - 80) : start].rstrip()
+    if not _DISPLAY_LEAD_IN.search(lead_in) or re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in.rsplit(".", 1)[-1]):
+        return None  # (never a lead-in that denies, "... is not equal to")
     content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
     return Statement(content, "closing-display", start) if content else None
 
@@ -359,7 +369,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
-                   else (bold_final_line, yes_no_opening, closing_display, conclusion, bare_answer)):
+                   else (bold_final_line, option_value_line, yes_no_opening, closing_display, conclusion, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
@@ -416,6 +426,9 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the number a completion commits to (`_number_answer`), unless the sentence stating it denies,
     bounds or ranges it; a scale word after it scales it."""
     number, how = _number_answer(text)
+    suffixed = _MONEY_SUFFIX.fullmatch(number.strip().strip("*")) if number is not None else None
+    if suffixed:  # class money-suffix: "**$70K**", "$57.5k", "$1.2M" (a currency sign, then k, K, M or bn)
+        number = "$" + suffixed.group(1)
     if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
         return number, how
     digits = number.strip().lstrip("$")
@@ -426,6 +439,11 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         at = tail.rfind(digits)
     if at == -1:
         return number, how
+    after_money = re.match(r" ?(k|K|M|bn)\b", tail[at + len(digits) :]) if re.search(r"[$€£] ?$", tail[max(0, at - 2) : at]) else None
+    suffix = suffixed.group(2) if suffixed else after_money.group(1) if after_money else None
+    if suffix:  # (the checks read "$70K, or maybe $75K" as "$70, or maybe $75": every money suffix dropped)
+        tail = _MONEY_SUFFIX_IN_TEXT.sub(lambda m: m.group(1), tail)
+        at = tail.rfind(digits)
     sentence_start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at), tail.rfind("! ", 0, at), tail.rfind("? ", 0, at)) + 1
     sentence = tail[sentence_start : at + len(digits) + 40]
     if not how.startswith(_MARKED_STATEMENTS):
@@ -436,6 +454,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
+    if suffix:  # class money-suffix
+        return _scaled(digits, suffix), how + "/scaled-value"
     scale_at = at + len(digits)
     if how.startswith("boxed"):  # (class scaled-value: also a scale word right after the box, "\boxed{70} thousand")
         boxes = boxes_with_positions(tail)
@@ -444,11 +464,22 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     if scale and re.search(rf"\bhow many {scale.group(1)}s\b", text, re.IGNORECASE):
         scale = None  # "How many thousands of dollars? ... \boxed{70} thousand dollars" answers in thousands
     if scale:
-        from fractions import Fraction
-
-        value = Fraction(digits.replace(",", "")) * _SCALES[scale.group(1).lower()]
-        return (str(value.numerator) if value.denominator == 1 else str(float(value))), how + "/scaled-value"
+        return _scaled(digits, scale.group(1)), how + "/scaled-value"
     return number, how
+
+
+# class money-suffix: a currency amount with a thousand or million suffix ("$70K", "$57.5k", "€1.2M", "$3bn")
+_MONEY_SUFFIX = re.compile(r"[$€£] ?(\d[\d,]*(?:\.\d+)?) ?(k|K|M|bn)")
+_MONEY_SUFFIX_IN_TEXT = re.compile(r"([$€£] ?\d[\d,]*(?:\.\d+)?) ?(?:k|K|M|bn)\b")
+
+
+def _scaled(digits: str, scale: str) -> str:
+    """`digits` times the scale word or suffix `scale`, as a number string."""
+    from fractions import Fraction
+
+    factor = {"k": 10**3, "m": 10**6, "bn": 10**9}.get(scale.lower()) or _SCALES[scale.lower()]
+    value = Fraction(digits.replace(",", "")) * factor
+    return str(value.numerator) if value.denominator == 1 else str(float(value))
 
 
 def _number_answer(text: str) -> tuple[str | None, str]:
@@ -484,7 +515,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
         return bold, "bold-value-of-final-line"
     if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
-        lines[-1] = _RESTATING_PARENTHETICAL.sub("", lines[-1])
+        lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]))
         # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
     total = stated_total(lines[-1]) if lines else None

@@ -116,6 +116,7 @@ def _strip_word_tail(s: str) -> str:
 _DOUBLED_BACKSLASH = re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|left|right|sqrt|pi|text|cdot|times|infty|le|ge|neq|in|cup|boxed|"
                                 r"mathrm|mathbf|begin|end|alpha|beta|theta|circ|pm)(?![a-z]))")
 _ARRAY_ENV = re.compile(r"\\begin\{array\}\{[lcr| ]*\}(.*?)\\end\{array\}", re.DOTALL)
+_SMALL_MATRIX = re.compile(r"(?:\\left ?[(\[] ?)?\\begin\{smallmatrix\}(.*?)\\end\{smallmatrix\}(?: ?\\right ?[)\]])?", re.DOTALL)
 _BRACKETED_MATRIX = re.compile(r"^[(\[] ?(\\begin\{[pbvBV]?matrix\}.*\\end\{[pbvBV]?matrix\}) ?[)\]]$", re.DOTALL)
 _PLAIN_FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(pi|sqrt|exp|sin|cos|tan|ln|log|infty)(?![A-Za-z])")
 
@@ -334,9 +335,15 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
     s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
+    # class small-matrix: `\left(\begin{smallmatrix}0&1\\1&0\end{smallmatrix}\right)` is that matrix
+    s = _SMALL_MATRIX.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     # class brace-separator: `10{,}000` groups thousands wherever it stands (a fraction's denominator, a tuple's
     # member), so the digits join before any comma could split a list; `3{,}14` (no group of three) stays a comma
     s = re.sub(r"(?<![\d,.])\d{1,3}(?: ?\{ ?, ?\} ?\d{3})+(?![\d.])", lambda m: re.sub(r"\D", "", m.group(0)), s)
+    # class dot-grouped-thousands: "2.598.960" (two or more groups of three after points) is 2598960; "58.500" stays 58.5
+    s = re.sub(r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?!\d|\.\d)", lambda m: m.group(0).replace(".", ""), s)
+    # (and a thin space that groups thousands, `\dfrac{20\,000}{\pi}`, `1\,234\,567`; never `2\,3`, no group of three)
+    s = re.sub(r"(?<![\d,.])\d{1,3}(?:\\[,;:!]\d{3})+(?![\d])", lambda m: re.sub(r"\D", "", m.group(0)), s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916
     # class clock-time: "8:34 \text{ P.M.}" is 20:34 and "20:34:00" is 20:34 (a 12-hour suffix is never a unit)
     # (class clock-time-spacing: `8\!:\!34` and `13{:}03` space or brace the colon of 8:34 and 13:03)

@@ -43,7 +43,8 @@ _NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\
                                re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
-NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
+# (class dot-grouped-thousands: "2.598.960", two or more groups after points, is one integer: a decimal has one point)
+NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?:\.\d{3}){2,}(?![\d]|\.\d)|\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
 _LEADING_NUMBER = re.compile(NUMBER_TEXT)
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
@@ -54,6 +55,25 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?])(?<!i\.e\.)(?<!e\.g\.)(?<!e
 
 def split_sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+# class parenthetical-aside: a bracketed remark that closes a sentence after its statement ("Hillary has 7 nickels (and 4
+# dimes).", "she spent 20% of her time editing (the other 80% went to writing, the full 100%).", "the result is
+# $152A_{11}$ (with $A$ standing for ten).") adds to it and states nothing; never a remark that corrects, offers an
+# alternative, doubts or names the value ("(or 8)", "(actually 9)", "(not 5, sorry)", "(where x = 5)")
+_PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \((?=[a-z])([^()\\]{1,200})\)(?=[.!]?\s*$)")  # (never math, `\(33\)`, nor `2(a+b)`)
+_ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry"
+                          r"|not|wrong|no|maybe|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?"
+                          r"|recount(?:ed|ing)?|update[ds]?|revised?|typo|total|altogether|in all|overall|sum|earned|earns"
+                          r"|makes?|gives?|comes? to)\b|n't\b|=|\?", re.IGNORECASE)
+
+
+def without_parenthetical_aside(sentence: str) -> str:
+    """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own."""
+    m = _PARENTHETICAL_ASIDE.search(sentence)
+    if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
+        return sentence
+    return sentence[: m.start()] + sentence[m.end() :]
 
 
 def outside_math(s: str, blocks: list[tuple[int, int, str]]) -> str:
@@ -101,6 +121,18 @@ _PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |,
 _SET_ASIDE = re.compile(r"\b(?:extraneous|rejected?|invalid|excluded|not|n't|fails?|impossible)\b", re.IGNORECASE)
 
 
+# class factorial-in-prose: a factorial sign that a counting noun closing the sentence follows is no exclamation mark
+# ("there are 7! ways.", "we get 5! arrangements."); never with more after it ("5! ways, but half of them ..."),
+# nor before another word ("12! yay")
+_FACTORIAL_IN_PROSE = re.compile(r"!(?= (?:different |distinct |possible )?(?:ways|arrangements|orderings|orders|permutations"
+                                 r"|possibilities|seatings|outcomes|sequences|lineups|configurations|rankings)(?: in all| in total"
+                                 r"| altogether)?[.!]?$)")
+
+
+_CLOCK_AT_END = re.compile(r"\b(?:at|is|was|be|by|until|reads|shows) (?:exactly )?(\d{1,2}:\d{2}(?::\d{2})?"
+                           r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)$")
+
+
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
@@ -115,6 +147,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     permuted = permutations_value(s, blocks)
     if permuted:
         return permuted
+    clock = _CLOCK_AT_END.search(s) if not blocks else None
+    if clock and not NEGATION.search(s):  # class clock-time-at-end: "They will arrive at 16:30.", "... ends at 3:45 p.m."
+        return clock.group(1)
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
         return number_is_answer.group(1)
@@ -158,6 +193,10 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         if not blocks and len(numbers) == 1 and not is_bound(outside, numbers[0]) \
                 and standalone(outside, found[0].start(), found[0].end()):  # class glued-number: never the 2 of x^2
             return numbers[0]
+        if not blocks and len(numbers) == 1 and _FACTORIAL_IN_PROSE.match(outside, found[0].end()) \
+                and re.fullmatch(r"\d{1,3}", numbers[0]) and outside[found[0].start() - 1 : found[0].start()] in ("", " "):
+            return f"${numbers[0]}!$"  # class factorial-in-prose: "So there are 7! ways." counts 7! = 5040 ways (as math,
+            # so that no later clean-up reads its sign as punctuation)
     listed = list_after_copula(s) if not blocks else None
     if listed:  # class list-after-copula: "The primes are 2, 3, 5 and 7."
         return listed
@@ -237,10 +276,11 @@ def main_clause_value(s: str, concluding: bool) -> str | None:
 _BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
                            r"|up to|over|under|below|above) ?$", re.IGNORECASE)
 BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
-                         r"|\+)", re.IGNORECASE)
+                         r"|\+)|^[ *_]{0,3}(?:[A-Za-z]+ )?at (?:most|least|the (?:most|least))\b", re.IGNORECASE)  # ("$70 at most")
 
 
 def is_bound(text: str, number: str) -> bool:
     """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
     at = text.find(number)
-    return at != -1 and bool(_BOUND_BEFORE.search(text[:at]) or BOUND_AFTER.match(text[at + len(number) :]))
+    # (markup and a currency sign between the bound and its number change nothing: "at least **$70**")
+    return at != -1 and bool(_BOUND_BEFORE.search(text[:at].rstrip(" *_$€£")) or BOUND_AFTER.match(text[at + len(number) :]))

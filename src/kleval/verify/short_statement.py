@@ -29,7 +29,7 @@ MAX_CHARS = 160
 _UNIT = (r"(?:hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|s|days?|weeks?|feet|foot|ft|inch(?:es)?|in|yards?|yd"
          r"|miles?|mi|pounds?|lbs?|lb|ounces?|oz|meters?|metres?|m|centimeters?|centimetres?|cm|millimeters?|mm"
          r"|kilograms?|kg|grams?|g|liters?|litres?|l|milliliters?|millilitres?|ml)")
-_NUM = r"\d[\d,]*(?:\.\d+)?"
+_NUM = r"(?:\d{1,3}(?:\.\d{3}){2,}(?!\d|\.\d)|\d[\d,]*(?:\.\d+)?)"  # (class dot-grouped-thousands: "2.598.960")
 _NUMBER_WORD = "|".join(sorted(NUMBER_WORD_VOCABULARY, key=lambda w: (-len(w), w)))  # longest first
 # one quantity: a compound quantity, a mixed number, a number (currency, percent), or a run of number words
 _QUANTITY = re.compile(
