@@ -111,13 +111,27 @@ PROMPTS = [
 ]
 
 
-def test_a_sample_does_not_depend_on_its_batch(backend):
-    """Prompt 0 alone, then left-padded beside a much longer prompt, in other orders and chunkings."""
+# Prompt 0 left-padded beside a much longer prompt; its samples at T=1 are what both the batch test and
+# the generation-config test compare against, so they are generated once.
+MIXED = [PROMPTS[1], PROMPTS[0], PROMPTS[2]]
+
+
+def _params():
     from kleval.types import SamplingParams
 
-    params = SamplingParams(n=2, temperature=1.0, max_tokens=48, seed=3)
+    return SamplingParams(n=2, temperature=1.0, max_tokens=48, seed=3)
+
+
+@pytest.fixture(scope="module")
+def mixed(backend):
+    """backend.generate(MIXED, _params()): this module's backend, batch size 8, no generation config changes."""
+    return backend.generate(MIXED, _params(), chat=True)
+
+
+def test_a_sample_does_not_depend_on_its_batch(backend, mixed):
+    """Prompt 0 alone, then left-padded beside a much longer prompt, in other orders and chunkings."""
+    params = _params()
     alone = backend.generate(PROMPTS[:1], params, chat=True)[0]
-    mixed = backend.generate([PROMPTS[1], PROMPTS[0], PROMPTS[2]], params, chat=True)
     backend.batch_size = 1
     try:
         one_by_one = backend.generate([PROMPTS[2], PROMPTS[0]], params, chat=True)
@@ -147,11 +161,11 @@ def test_no_step_keeps_logits_beyond_the_last_position(backend, monkeypatch):
     assert shapes[0][0] == len(PROMPTS)
 
 
-def test_generation_config_processors_are_ignored(smollm2_dir, backend, tmp_path):
+def test_generation_config_processors_are_ignored(smollm2_dir, mixed, tmp_path):
     """A checkpoint whose generation_config.json asks for repetition_penalty/top_k/temperature
-    samples exactly as the same weights without them: sampling is from softmax(logits / T) only."""
+    samples exactly as the same weights without them (the module's backend, `mixed`): sampling is
+    from softmax(logits / T) only."""
     from kleval.backends import make_backend
-    from kleval.types import SamplingParams
 
     shaped = tmp_path / "with_generation_config"
     shaped.mkdir()
@@ -161,15 +175,13 @@ def test_generation_config_processors_are_ignored(smollm2_dir, backend, tmp_path
     config = json.loads((smollm2_dir / "generation_config.json").read_text())
     config.update(repetition_penalty=1.05, top_k=5, top_p=0.5, temperature=0.3, do_sample=True)
     (shaped / "generation_config.json").write_text(json.dumps(config))
-    params = SamplingParams(n=2, temperature=1.0, max_tokens=64, seed=1)
     other = make_backend("hf", shaped, device="cpu", batch_size=8)
     try:
         assert other.model.generation_config.repetition_penalty == 1.05  # the file was read ...
-        theirs = other.generate(PROMPTS, params, chat=True)
+        theirs = other.generate(MIXED, _params(), chat=True)
     finally:
         other.close()
-    ours = backend.generate(PROMPTS, params, chat=True)
-    assert [[c.text for c in g] for g in theirs] == [[c.text for c in g] for g in ours]  # ... and ignored
+    assert [[c.text for c in g] for g in theirs] == [[c.text for c in g] for g in mixed]  # ... and ignored
 
 
 def test_a_quiet_conversion_draws_no_progress_bar(smollm2_gguf, smollm2_conversion, tmp_path, monkeypatch, capfd):
