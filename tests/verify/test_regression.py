@@ -24,6 +24,44 @@ ROWS = _rows("regression.jsonl")
 ADVERSARIAL = _rows("adversarial.jsonl")
 # note -> why the verifier does not read it yet (kept short and honest; each is a known limit in docs/verifier.md)
 NOT_YET = {
+    "adv/red-team-3/rt18-001 answer-first: GSM8K test 0. The opening line says $26 but the worked solution concludes $18, the last committed value; 18 is the gold.":
+        "an opening answer line that the closing conclusion contradicts commits to neither (class answer-first-contradicted), even when the conclusion is right",
+    "adv/red-team-3/rt18-003 answer-first: MATH500 (Algebra 5, max of 4(x+7)(2-x)). A stray box of 64 opens the reply; the derivation ends with the committed value 81, which is the gold.":
+        "an opening box that the closing conclusion contradicts commits to neither (class answer-first-contradicted), even when the conclusion is right",
+    "adv/red-team-3/rt18-011 answer-first: Same completion with gold 121: 121 is named and explicitly rejected as the sum, not N.":
+        "an opening assignment line ('N = 11.') is no statement, and a closing check ('... gives 121. ✓') is read as the conclusion",
+    "adv/red-team-3/rt18-018 exclamation: Here '5!' is the factorial just computed as (6-1)! = 120, not an excited 5; against gold 5 a grader that strips the '!' would falsely accept.":
+        "a prose 'So the answer is 5!' is an exclamation (class exclamation-after-number) even where the completion computed 5! = 120",
+    "adv/red-team-3/rt18-019 exclamation: Same completion against gold 120: the answer 5! = 120 (computed in the previous line) equals the gold. (The real MATH500 gold is 720; this row pairs the complet":
+        "a prose 'So the answer is 5!' is an exclamation (class exclamation-after-number) even where the completion computed 5! = 120",
+    "adv/red-team-3/rt18-020 exclamation: Double factorial as the answer: 7!! = 7*5*3*1 = 105, equal to the gold. latex2sympy2_extended parsed '!!' as a nested factorial (the cited PR).":
+        "a double factorial `7!!` is not evaluated",
+    "adv/red-team-3/rt18-040 multi-value-final: Twin committing to x = 5 and naming x = 1 only as the rejected root.":
+        "a closing sentence that names the solution and, in brackets, a rejected root is not read",
+    "adv/red-team-3/rt18-043 multi-value-final: Commits to 36; 40 appears only inside a parenthetical about a different case.":
+        "a value followed by a bracket that holds another value is not read",
+    "adv/red-team-3/rt18-062 parenthetical-asides: GSM8K test 969. The sentence opens with $2,400 but the parenthetical correction gives the final $1,800, which is the gold.":
+        "a bracketed correction withdraws the value before it (class bracketed-correction); the corrected value inside it is not read",
+    "adv/red-team-3/rt18-065 parenthetical-asides: GSM8K test 858. The bracketed correction replaces 2940 with the total 3430, the gold.":
+        "a bracketed correction withdraws the value before it (class bracketed-correction); the corrected value inside it is not read",
+    "adv/red-team-3/rt18-068 parenthetical-asides: MATH500 tan identity (gold 46). The radian conversion in brackets is an aside; x = 46.":
+        "an aside in brackets that holds math ('in degrees; 46° ≈ 0.803 rad') is not dropped",
+    "adv/red-team-3/rt18-072 parenthetical-asides: AIME 2024 I #1. The main value is in hours and minutes; the bracket converts it to the asked unit, 204 minutes, the gold.":
+        "a bracketed conversion to another unit ('3 hours 24 minutes (204 minutes)') is not read",
+    "adv/red-team-3/rt18-086 choice-traps: MATH500 (gold (C)). The box holds the option text 'Plane', which the completion itself labels (C), so the choice is clear.":
+        "multiple choice is graded without the options: an option's text in the box is not its letter",
+    "adv/red-team-3/rt18-093 si-prefixes: Prefix slip: the box says 50 mm, which is 1000 times the asked 50 microns; a grader that drops units would falsely accept the bare 50.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-3/rt18-096 si-prefixes: The box drops the kilo prefix: 41.9 J/mol contradicts the 4.19 x 10^4 J/mol just computed and is not 41.9 kJ/mol.":
+        "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
+    "adv/red-team-3/rt18-105 units: MATH500 minimal compound interest rate (gold 10, in percent). 'At least 10%' names the minimum rate, which is the value asked.":
+        "a value stated as a bound ('at least 10%') is no answer, even where the bound is what the question asks",
+    "adv/red-team-3/rt18-113 locale-separators: GSM8K test 201 answered in German: the dots group thousands (104.000 + 5.200 + 5.000), so 114.200 is 114,200.":
+        "kind number: dots that group thousands only once ('114.200 $') are read as a decimal point",
+    "adv/red-team-3/rt18-120 locale-separators: MATH500 license plates (gold 58,500). A thin-space thousands separator, 58\\,500, is the same number.":
+        "a computation that ends a sentence with its result and a noun ('= 58\\\\,500$ license plates.') is not read without a concluding word",
+    "adv/red-team-3/rt18-121 locale-separators: GSM8K test 642 in German: 10.800 groups thousands and the closing '10,8 Tsd.' (decimal comma, thousand) is the same 10,800.":
+        "kind number: a decimal comma with a scale abbreviation ('10,8 Tsd.') is not read as thousands",
     "adv/subject-value: 15 students did not attend":
         "a subject value is never read under a negation ('Thus 5 is not a solution' must not answer 5)",
     "adv/list-of-sets: union of sets vs flat": "a list of sets is not flattened against a flat gold list",

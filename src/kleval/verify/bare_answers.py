@@ -6,7 +6,7 @@ import re
 
 from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
-from kleval.verify.conclusions import negated, sentence_value
+from kleval.verify.conclusions import conclusion, negated, sentence_value
 from kleval.verify.extract import clean_span, math_blocks
 from kleval.verify.sentence_values import HEDGED, NEGATION, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
@@ -44,12 +44,15 @@ _OPTION_VALUE_LINE = re.compile(r"\**(?:\(([A-J])\)|([A-J])[.)])\**[ \t]+([^A-Za
 
 def option_value_line(region: str) -> Statement | None:
     """The value of a final line that is an option label and a value."""
-    lines = [line.strip() for line in region.rstrip()[-400:].split("\n") if line.strip()]
-    m = _OPTION_VALUE_LINE.fullmatch(lines[-1]) if len(lines) >= 2 else None
+    lines = [line.strip() for line in region.rstrip().split("\n") if line.strip()]
+    m = _OPTION_VALUE_LINE.fullmatch(lines[-1]) if len(lines) >= 2 and "?" not in lines[-1] else None
     if m is None or lines[-2].rstrip(" *").endswith(":") \
             or any(re.match(r"\**(?:\([A-J]\)|[A-J][.)])\s", line) for line in lines[:-1]):
         return None  # (never the last line of a list or a review of the options, "(A) 12\nThis gives 48.\n(B) 16")
     value = clean_span(m.group(3))
+    earlier = conclusion(region[: region.rstrip().rfind("\n")])
+    if earlier is not None and earlier.span.strip() != value:
+        return None  # (never over another value the text concluded: "the perimeter is 16.\n\nE) 18")
     return Statement(value, "option-value-line", len(region)) if value else None
 
 

@@ -121,15 +121,6 @@ def _revised_letter_pattern(letters: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-def _appositive_verdict_pattern(letters: str) -> re.Pattern[str]:
-    # (class choice-appositive-verdict: an option named, described in a relative clause, then declared right: "Option
-    # I, which says that no two electrons can pair up ..., is correct."; never "is incorrect", nor a clause with a
-    # second label in it)
-    return re.compile(rf"\b(?:option|choice) \(?(?-i:([{letters}]))\)?, (?:which|that|stating|saying)\b[^.;!?()\n]{{0,300}}, "
-                      rf"is (?:the )?(?:correct|right|true|best)(?: (?:answer|option|choice|one))?(?=[.!]?$|[.!]\s)",
-                      re.IGNORECASE)
-
-
 def _it_is_letter_pattern(letters: str) -> re.Pattern[str]:
     # (class choice-it-is-letter: a sentence that is only "It's C", then a colon, a full stop or a dash and the reason:
     # "It's not B — ... . It's C: women and children make up most enrollees."; never the article, "It's a trap")
@@ -140,9 +131,11 @@ def _it_is_letter_pattern(letters: str) -> re.Pattern[str]:
 _NOT_THE_ANSWER = re.compile(r"\b(?:distractor|misconception|trap|incorrect|wrong|tempting|other (?:choice|option)s?|if|options"
                              r"|choices|might|guess|glance|possibly|not say|would not|was|were|could|doubt)\b", re.IGNORECASE)
 # (what a sentence says of an option it goes on to name: a mistake, a belief, an elimination, never a choice)
-_NOT_CHOSEN = re.compile(r"\b(?:mistakes?|misconceptions?|think that|believe|believed|assume|claim|forgetting|rule out|ruled out"
-                         r"|eliminate|eliminated|discard|would be|would give)\b", re.IGNORECASE)
-_DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|but|or|wait|hmm|unless|however)\b", re.IGNORECASE)
+_NOT_CHOSEN = re.compile(r"\b(?:mistakes?|misconceptions?|think that|believe|believed|assume|claim|forget(?:s|ting)?|skips?|careless"
+                         r"|errors?|students|often|rule out|ruled out|eliminate|eliminated|discard|would be|would give)\b",
+                         re.IGNORECASE)
+_DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|but|or|wait|hmm|unless|however|actually|reconsider"
+                          r"|re-?check|check|verify|not|sure|wrong|cannot|doubt|maybe|perhaps)\b|n't\b|\?", re.IGNORECASE)
 
 
 def _stands_alone(text: str, m: re.Match, letter: str, letters: str) -> bool:
@@ -154,14 +147,14 @@ def _stands_alone(text: str, m: re.Match, letter: str, letters: str) -> bool:
 
 
 def _closing_choice(text: str, m: re.Match, letters: str) -> bool:
-    """Whether a weak statement (the option named at a sentence's end, an appositive verdict) closes the text and
-    chooses: in its last 240 characters, with no mistake, belief, elimination or distractor before it in its
-    sentence, and no other option named in that sentence."""
+    """Whether an option named at a sentence's end closes the text and chooses: in its last 240 characters, with no
+    mistake, belief, elimination or distractor before it in its sentence, and no other option named shortly before."""
     start = _sentence_start(text, m.start())
     before = text[start : m.start()]
     letter = next(g for g in m.groups() if g).upper()
     return m.start() >= len(text) - 240 and not _NOT_THE_ANSWER.search(before) and not _NOT_CHOSEN.search(before) \
-        and not re.search(rf"(?:option|choice) \(?[{letters.replace(letter, '')}]\b", before, re.IGNORECASE) \
+        and not _mentions_other_option(text[max(0, m.start() - 400) : m.start()], letters.replace(letter, ""),
+                                       labels_only=letters[0].isdigit()) \
         and _stands_alone(text, m, letter, letters)
 _HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly|doubt)\b", re.IGNORECASE)
 _CONDITION_AFTER = re.compile(r"\?|\b(?:if|when|whenever|unless|only|otherwise)\b", re.IGNORECASE)
@@ -208,14 +201,15 @@ def _is_option_text(label_text: str, letters: str) -> bool:
 
 
 _VERDICT_WORDS = re.compile(r"\b(?:wrong|incorrect|not|no|fails?|cannot|never|ruled out|eliminated?|tempting|trap|distractor"
-                            r"|mistake|could|though|also|wait|hmm|check|defended|might|maybe|unsure)\b|n't\b|\?", re.IGNORECASE)
+                            r"|mistake|could|though|also|wait|hmm|check|defended|might|maybe|unsure|impossible|unlikely"
+                            r"|false|true|second)\b|n't\b|\?", re.IGNORECASE)
 
 
 def _is_final_option_text(label_text: str, letters: str) -> bool:
     """Whether the text after an option label on a final line restates the option: no verdict on it ("D. This is
     wrong because ..."), no hedge, at most 16 words and no other label."""
     return not _VERDICT_WORDS.search(label_text) and not _HEDGE_AFTER.search(label_text) and len(label_text.split()) <= 16 \
-        and not re.search(rf"(?:^|[\s,(])\(?[{letters}][.):]\s", label_text)
+        and not re.search(rf"(?<![A-Za-z])[{letters}](?![A-Za-z])", label_text)  # (no other option: "C. Methane (and D)")
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
@@ -223,12 +217,15 @@ def _several_options(letters: str) -> re.Pattern[str]:
     "Answer: (B)(C)")."""
     one = rf"[*(\[]{{0,2}}(?-i:[{letters}])[)\]*]{{0,2}}"
     # (two bracketed letters side by side, "(B)(C)", name two; "(C) B is tangential" is one option and its text)
-    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b|(?<=[)\]])(?= ?[(\[])) ?(?:and )?{one})+"
+    return re.compile(rf"(?<![A-Za-z])answer(?: is)?[*_]{{0,2}} ?:?[*_]{{0,2}} ?{one}(?: ?(?:,|&|/|\band\b|\bor\b|(?<=[)\]])(?= ?[(\[]| ?(?-i:[{letters}])[)\]])) ?(?:and )?{one})+"
                       rf"(?![A-Za-z0-9])", re.IGNORECASE)
 
 
-def _mentions_other_option(text: str, others: str) -> bool:
-    """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better")."""
+def _mentions_other_option(text: str, others: str, labels_only: bool = False) -> bool:
+    """Whether `text` names one of the letters `others` as an option ("(C)", "**C**", "option C", "C is better"; only
+    the labelled forms for digit labels, `labels_only`, where "2," is a number)."""
+    if labels_only:
+        return bool(re.search(rf"\(([{others}])\)|\b(?:option|choice) ([{others}])\b", text, re.IGNORECASE))
     return bool(re.search(rf"\(([{others}])\)|\*\*([{others}])\*\*|\b(?:option|choice) ([{others}])\b"
                           rf"|(?<![A-Za-z])([{others}])(?: (?:is|seems|looks|would|fits|works)\b|[.,)])", text))
 
@@ -279,11 +276,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         # names another (never a condition, "If it's not A, it's B.", nor a second letter after it, "it's B or C")
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
                    for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)]
-    if not phrases:  # classes choice-appositive-verdict and choice-option-at-end, only where nothing else commits
-        weak = [(m, "answer-phrase") for m in _appositive_verdict_pattern(letters).finditer(tail)]
-        weak += [(m, "conclusion-letter") for m in _option_at_end_pattern(letters).finditer(tail)]
-        phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), how, offset + m.end())
-                   for m, how in weak if _closing_choice(tail, m, letters)]
+    if not phrases:  # class choice-option-at-end, only where nothing else commits
+        phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "conclusion-letter", offset + m.end())
+                   for m in _option_at_end_pattern(letters).finditer(tail) if _closing_choice(tail, m, letters)]
     if not phrases:  # class choice-it-is-letter, only where no answer phrase stands and never with a hedge or condition
         # (never with another option after it: "It is C. Photosynthesis, or it is D. Respiration.", "It's B. Hmm, but D")
         phrases = [(offset + m.start(), m.group(1), "answer-phrase", offset + m.end())
@@ -306,8 +301,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                            region.rstrip())
     before_line = region[: final_line.start()].rstrip().rsplit("\n", 1)[-1] if final_line else ""
     labelled = final_line is not None and final_line.group(4) is not None
-    if final_line and not re.match(rf"[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])", before_line) \
+    if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line) \
             and (not labelled or (not statements and _is_final_option_text(final_line.group(4), letters)
+                                  and not re.search(r"\b(?:options?|choices?|let's|look at|consider|check)\b", before_line, re.IGNORECASE)
                                   and (final_line.group(3) != ":" or final_line.group(1))
                                   and not before_line.rstrip(" *").endswith(":")  # (never "Options:\nD. Ammonia")
                                   and not re.search(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])",

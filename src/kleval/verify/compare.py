@@ -427,7 +427,7 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
     if g.kind in _GROUPED and p.kind in _GROUPED:
         return _grouped_equal(g, p, policy)
     if g.kind == "number" and p.kind in _GROUPED and policy.comma != "thousands" \
-            and re.fullmatch(r"\d{1,3}(?:,\d{3})+", g.source.strip()):
+            and re.fullmatch(r"\d{1,3}(?:,[1-9]\d{2})+", g.source.strip()):  # (never "12,000" as 12 and 0)
         # class grouped-gold-as-list: a math gold "70,110" is seventy thousand one hundred ten or the list 70, 110 (MATH
         # writes both); an answer that is a list, "70, 110", answers the list reading (and 70110 the number)
         from kleval.verify.canonical import canonicalize
@@ -441,7 +441,7 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
 
 # class scalar-identity: `-3\mathbf{I}` (a scalar times the identity, as MATH's solutions write a dilation) is the
 # square matrix diag(-3, ..., -3) of the other side's size; never a non-square matrix
-_SCALED_IDENTITY = re.compile(r"(.*?) ?(?:\\cdot ?)?(?:\\mathbf ?\{ ?I ?\}|\\mathbb ?\{ ?I ?\}|\\mathrm ?\{ ?I ?\}|\\operatorname\{ ?I ?\}|I)(?:_\{?\d\}?)?")
+_SCALED_IDENTITY = re.compile(r"([-+]?(?:\d+(?:\.\d+)?|\\[dt]?frac ?\{\d+\} ?\{\d+\})?) ?(?:\\cdot ?)?(?:\\mathbf ?\{ ?I ?\}|\\mathbb ?\{ ?I ?\}|\\mathrm ?\{ ?I ?\}|\\operatorname\{ ?I ?\}|I)(?:_\{?\d\}?)?")
 
 
 def _scaled_identity(c: Canon, square: tuple, policy: Policy) -> tuple | None:

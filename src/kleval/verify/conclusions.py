@@ -10,6 +10,7 @@ from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.restatement import restated_value
 from kleval.verify.sentence_values import (
     BOUND_AFTER,
+    BRACKETED_CORRECTION,
     CONCLUDING,
     CONCLUDING_CLAUSE,
     HEDGED,
@@ -171,6 +172,8 @@ def conclusion(region: str) -> Statement | None:
             continue
         if HEDGED.search(sentence) or sentence.rstrip("*$) ").endswith("?"):
             break  # class hedged-statement: the closing candidate is doubted or asked, no earlier one is read instead
+        if BRACKETED_CORRECTION.search(sentence):
+            break  # class bracketed-correction: "Total: $1,800 (correction: ..., so $1,500)." withdraws its value
         value, concluding = sentence_value(sentence, concluding)
         if value and negated(sentence, value):
             break  # class negated-statement: "Thus the value cannot be 5."
@@ -199,6 +202,6 @@ def no_solution_statement(region: str) -> Statement | None:
     tail = region.rstrip()[-400:]
     sentences = split_sentences(tail)
     last = sentences[-1] if sentences else ""
-    if not _NO_SOLUTION.search(last) or re.search(r"\bnot\b|n't\b|\?", last):
+    if not _NO_SOLUTION.search(last) or re.search(r"\bnot\b|n't\b|\?|\b(?:maybe|perhaps|probably|possibly|might)\b", last, re.IGNORECASE):
         return None
     return Statement("no solution", "no-solution-sentence", len(region) - len(tail) + tail.rfind(last))

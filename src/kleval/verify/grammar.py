@@ -65,7 +65,13 @@ from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
-from kleval.verify.sentence_values import HEDGED, is_bound, split_sentences, without_parenthetical_aside
+from kleval.verify.sentence_values import (
+    BRACKETED_CORRECTION,
+    HEDGED,
+    is_bound,
+    split_sentences,
+    without_parenthetical_aside,
+)
 from kleval.verify.short_statement import short_statement
 from kleval.verify.statements import (
     Statement,
@@ -258,8 +264,8 @@ def closing_display(region: str) -> Statement | None:
         return None
     start = len(text) - len(text[-800:]) + m.start()
     lead_in = text[max(0, start - 80) : start].rstrip()
-    if not _DISPLAY_LEAD_IN.search(lead_in) or re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in.rsplit(".", 1)[-1]):
-        return None  # (never a lead-in that denies, "... is not equal to")
+    if not _DISPLAY_LEAD_IN.search(lead_in) or re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
+        return None  # (never a lead-in that denies, "... is not equal to", "... is not")
     content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
     return Statement(content, "closing-display", start) if content else None
 
@@ -324,6 +330,11 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return None, cut_off
     box = last_box_group(region)
     phrase = last_answer_phrase(region)
+    if phrase is not None and phrase.how == "hypothetical-answer-phrase":
+        # class hypothetical-after-answer: "**Answer: 204** ... If it had asked for the walking time alone, the answer
+        # would be 180 minutes." keeps the committed answer before the hypothetical one
+        earlier = last_answer_phrase(region[: phrase.start])
+        phrase = earlier if earlier is not None and earlier.how != "hypothetical-answer-phrase" else phrase
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
                               foreign_answer_phrase(region), go_with_statement(region)) if s]
     if statements:
@@ -331,9 +342,13 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last.how == "answer-phrase" and "\n" not in region[: last.start].strip() and last.end > 0:
-            # class answer-first-contradicted: an opening "Answer: 3" and a closing conclusion that states another value
-            # ("Therefore Peter can go to the movies 6 times this week.") commit to neither
+        opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
+            and re.match(r"[$*\\()\[\] ]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
+        if (last.how == "answer-phrase" or opening_box) and "\n" not in region[: last.start].strip() and last.end > 0:
+            # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with
+            # no retraction after it) and a closing
+            # conclusion that states another value ("Therefore Peter can go to the movies 6 times this week.",
+            # "Therefore, the maximum value is $81$.") commit to neither
             later = conclusion(region[last.end :])
             if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
                     and not _same_value(last.span, later.span):
@@ -369,7 +384,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
-                   else (bold_final_line, option_value_line, yes_no_opening, closing_display, conclusion, bare_answer)):
+                   else (bold_final_line, yes_no_opening, closing_display, conclusion, option_value_line, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
@@ -454,6 +469,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
+        if BRACKETED_CORRECTION.search(tail[sentence_start:]):  # class bracketed-correction (kleval.verify.sentence_values)
+            return None, f"a bracket after {number.strip()} corrects it ({how}); no value is committed"
     if suffix:  # class money-suffix
         return _scaled(digits, suffix), how + "/scaled-value"
     scale_at = at + len(digits)

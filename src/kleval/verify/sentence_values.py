@@ -61,11 +61,20 @@ def split_sentences(paragraph: str) -> list[str]:
 # dimes).", "she spent 20% of her time editing (the other 80% went to writing, the full 100%).", "the result is
 # $152A_{11}$ (with $A$ standing for ten).") adds to it and states nothing; never a remark that corrects, offers an
 # alternative, doubts or names the value ("(or 8)", "(actually 9)", "(not 5, sorry)", "(where x = 5)")
-_PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \((?=[a-z])([^()\\]{1,200})\)(?=[.!]?\s*$)")  # (never math, `\(33\)`, nor `2(a+b)`)
+# (only an addition or a note: "(and ...)", "(with ...)", "(along with ...)", "(as well as ...)", "(where ...)"; never math,
+# `\(33\)`, nor `2(a+b)`)
+_PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \(((?:and|with|along with|as well as|where|using) [^()\\]{1,200})\)(?=[.!]?\s*$)")
 _ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry"
                           r"|not|wrong|no|maybe|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?"
                           r"|recount(?:ed|ing)?|update[ds]?|revised?|typo|total|altogether|in all|overall|sum|earned|earns"
-                          r"|makes?|gives?|comes? to)\b|n't\b|=|\?", re.IGNORECASE)
+                          r"|makes?|gives?|comes? to|minus|plus|less|well|now|so|profit|loss|approx|left|gave|after)\b|n't\b|=|\?",
+                          re.IGNORECASE)
+
+
+# class bracketed-correction: a bracket after the value that corrects it ("Total: $1,800 (correction: ... so $1,500).",
+# "The answer is 2940 (correction: 2940 is only the new cases ...)") withdraws the value before it
+BRACKETED_CORRECTION = re.compile(r"\((?:[^()]*\b(?:correction|corrected|actually|wait|oops|mistake|sorry|should be|make that"
+                                  r"|edit|recount(?:ed|ing)?)\b)[^()]*\)", re.IGNORECASE)
 
 
 def without_parenthetical_aside(sentence: str) -> str:
@@ -129,7 +138,7 @@ _FACTORIAL_IN_PROSE = re.compile(r"!(?= (?:different |distinct |possible )?(?:wa
                                  r"| altogether)?[.!]?$)")
 
 
-_CLOCK_AT_END = re.compile(r"\b(?:at|is|was|be|by|until|reads|shows) (?:exactly )?(\d{1,2}:\d{2}(?::\d{2})?"
+_CLOCK_AT_END = re.compile(r"\b(?:at|is|be|by|until|reads|shows) (?:exactly )?(\d{1,2}:\d{2}(?::\d{2})?"
                            r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)$")
 
 
@@ -148,7 +157,10 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     if permuted:
         return permuted
     clock = _CLOCK_AT_END.search(s) if not blocks else None
-    if clock and not NEGATION.search(s):  # class clock-time-at-end: "They will arrive at 16:30.", "... ends at 3:45 p.m."
+    if clock and not NEGATION.search(s) and not HEDGED.search(s) and len(re.findall(r"\d:\d\d", s)) == 1 \
+            and not re.search(r"\b(?:or|originally|scheduled|planned|was|were|would|maybe|perhaps|probably|possibly|might"
+                              r"|about|around|approximately|roughly)\b", s, re.IGNORECASE):
+        # class clock-time-at-end: "They will arrive at 16:30.", "... ends at 3:45 p.m." (one time, no alternative)
         return clock.group(1)
     number_is_answer = _NUMBER_IS_ANSWER.search(s)
     if number_is_answer:
@@ -168,6 +180,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
             return value
         if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
                 and not TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
+            if first_start < blocks[-1][0]:  # class joined-assignments: "Therefore $b = 21$ or $b = 49$." states both
+                return value
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if not blocks or blocks[-1][1] < len(s):
         # class glued-number (kleval.verify.glued): a sentence that ends in plain-text math ("Thus the answer is
@@ -276,11 +290,11 @@ def main_clause_value(s: str, concluding: bool) -> str | None:
 _BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
                            r"|up to|over|under|below|above) ?$", re.IGNORECASE)
 BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
-                         r"|\+)|^[ *_]{0,3}(?:[A-Za-z]+ )?at (?:most|least|the (?:most|least))\b", re.IGNORECASE)  # ("$70 at most")
+                         r"|\+)|^[ *_,(]{0,4}(?:[A-Za-z]+[ (]{1,2}){0,2}at (?:most|least|the (?:most|least))\b", re.IGNORECASE)  # ("$70 at most")
 
 
 def is_bound(text: str, number: str) -> bool:
     """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
     at = text.find(number)
     # (markup and a currency sign between the bound and its number change nothing: "at least **$70**")
-    return at != -1 and bool(_BOUND_BEFORE.search(text[:at].rstrip(" *_$€£")) or BOUND_AFTER.match(text[at + len(number) :]))
+    return at != -1 and bool(_BOUND_BEFORE.search(text[:at].rstrip(" *_$€£\\")) or BOUND_AFTER.match(text[at + len(number) :]))
