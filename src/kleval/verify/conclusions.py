@@ -202,6 +202,8 @@ def no_solution_statement(region: str) -> Statement | None:
     tail = region.rstrip()[-400:]
     sentences = split_sentences(tail)
     last = sentences[-1] if sentences else ""
-    if not _NO_SOLUTION.search(last) or re.search(r"\bnot\b|n't\b|\?|\b(?:maybe|perhaps|probably|possibly|might)\b", last, re.IGNORECASE):
+    hedged = re.search(r"\b(?:maybe|perhaps|probably|possibly|might|may|likely|guess|seems?)\b[^,.;]{0,25}\b(?:there|has|have|no)\b",
+                       last, re.IGNORECASE)
+    if not _NO_SOLUTION.search(last) or re.search(r"\bnot\b|n't\b|\?", last) or hedged:
         return None
     return Statement("no solution", "no-solution-sentence", len(region) - len(tail) + tail.rfind(last))

@@ -333,8 +333,13 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
     if phrase is not None and phrase.how == "hypothetical-answer-phrase":
         # class hypothetical-after-answer: "**Answer: 204** ... If it had asked for the walking time alone, the answer
         # would be 180 minutes." keeps the committed answer before the hypothetical one
-        earlier = last_answer_phrase(region[: phrase.start])
-        phrase = earlier if earlier is not None and earlier.how != "hypothetical-answer-phrase" else phrase
+        cut = max(region.rfind(". ", 0, phrase.start), region.rfind("\n", 0, phrase.start)) + 1  # (its sentence's start)
+        earlier = last_answer_phrase(region[:cut]) if cut > 0 else None
+        # (never over a retraction between them, "Wait, I forgot ... the answer would be 228", nor from a conditional
+        # answer, "The answer is 12 if Sam shares equally.")
+        if earlier is not None and earlier.how != "hypothetical-answer-phrase" and not RETRACTION.search(region[earlier.end : cut]) \
+                and not re.search(r"\b(?:if|when|unless|assuming|provided)\b", region[earlier.start : cut], re.IGNORECASE):
+            phrase = earlier
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
                               foreign_answer_phrase(region), go_with_statement(region)) if s]
     if statements:
@@ -343,7 +348,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
-            and re.match(r"[$*\\()\[\] ]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
+            and re.match(r"[$*\\()\[\] .]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
         if (last.how == "answer-phrase" or opening_box) and "\n" not in region[: last.start].strip() and last.end > 0:
             # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with
             # no retraction after it) and a closing
@@ -469,7 +474,9 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
-        if BRACKETED_CORRECTION.search(tail[sentence_start:]):  # class bracketed-correction (kleval.verify.sentence_values)
+        stated_at = tail.find(digits, sentence_start)  # (the value as the sentence first states it, before its bracket)
+        if re.match(r"[^.()\n]{0,30}" + BRACKETED_CORRECTION.pattern, tail[stated_at + len(digits) :], re.IGNORECASE):
+            # class bracketed-correction (kleval.verify.sentence_values): a bracket right after the value
             return None, f"a bracket after {number.strip()} corrects it ({how}); no value is committed"
     if suffix:  # class money-suffix
         return _scaled(digits, suffix), how + "/scaled-value"

@@ -73,8 +73,9 @@ _ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|mea
 
 # class bracketed-correction: a bracket after the value that corrects it ("Total: $1,800 (correction: ... so $1,500).",
 # "The answer is 2940 (correction: 2940 is only the new cases ...)") withdraws the value before it
-BRACKETED_CORRECTION = re.compile(r"\((?:[^()]*\b(?:correction|corrected|actually|wait|oops|mistake|sorry|should be|make that"
-                                  r"|edit|recount(?:ed|ing)?)\b)[^()]*\)", re.IGNORECASE)
+BRACKETED_CORRECTION = re.compile(r"\((?=[^()]*\d)(?:[^()]*(?:\b(?:correction|make that|oops|edit)\b|\bshould (?:be|read) \$?\d"
+                                  r"|\brecount(?:ed|ing)?\b|\bno, I\b|\bdouble-?counted\b|\bmiscount(?:ed)?\b|\bcounted [^()]{0,40} twice\b))"
+                                  r"[^()]*\)", re.IGNORECASE)
 
 
 def without_parenthetical_aside(sentence: str) -> str:
@@ -180,8 +181,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
             return value
         if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
                 and not TRAILING_CLAUSE.search(s[: blocks[-1][0]]):  # never "..., occurring when $b = 9$"
-            if first_start < blocks[-1][0]:  # class joined-assignments: "Therefore $b = 21$ or $b = 49$." states both
-                return value
+            names = {re.split(r"(?<![<>!\\])=", b[2])[0].strip() for b in blocks if b[0] >= first_start}
+            if first_start < blocks[-1][0] and len(names) == 1:
+                return value  # class joined-assignments: "Therefore $b = 21$ or $b = 49$." (one unknown) states both
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if not blocks or blocks[-1][1] < len(s):
         # class glued-number (kleval.verify.glued): a sentence that ends in plain-text math ("Thus the answer is
