@@ -80,9 +80,8 @@ def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
 def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
     # (class choice-option-sentence: a closing sentence that names the option it settles on, "That is option D.",
     # "A careful reading gives option A.", "so I choose option (C).")
-    # (class choice-option-at-end: a sentence that ends on the option its value or text is, "So x = 5, which is choice
-    # (a).", "..., which corresponds to option C, because ...", "... ≈ 0.84, i.e. about 84%, option C."; a bracketed
-    # lower-case letter after the word option is a label too; and a softened "Probably D." still commits)
+    # (a bracketed lower-case letter after the word option is a label too, "so I choose option (c)."; and a softened
+    # "Probably D." still commits)
     return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|probably|most likely|in (?:conclusion|summary|short|sum)),? "
                       rf"|(?:that|this) is (?:option|choice) |(?:gives|choose|pick|select) (?:option|choice) )"
                       rf"(?:\(?(?-i:([{letters}]))\)?|(?<=option )\(([{letters.lower()}])\)|(?<=choice )\(([{letters.lower()}])\))"
@@ -90,7 +89,9 @@ def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
 
 
 def _option_at_end_pattern(letters: str) -> re.Pattern[str]:
-    # (class choice-option-at-end: see _conclusion_letter_pattern; only a closing sentence, where nothing else commits)
+    # (class choice-option-at-end: a closing sentence that ends on the option its value or text is, "So x = 5, which is
+    # choice (a).", "..., which corresponds to option C, because ...", "... ≈ 0.84, i.e. about 84%, option C."; only
+    # where nothing else commits, `_closing_choice`)
     return re.compile(rf"(?<=, )(?:(?:which|that|this) (?:is|corresponds to|matches) )?(?:option|choice) "
                       rf"(?:\(?(?-i:([{letters}]))\)?|(?<=option )\(([{letters.lower()}])\)|(?<=choice )\(([{letters.lower()}])\))"
                       rf"(?=[.!]?$|[.!]\s|,? (?:because|since|as)\b)", re.IGNORECASE)
@@ -156,6 +157,8 @@ def _closing_choice(text: str, m: re.Match, letters: str) -> bool:
         and not _mentions_other_option(text[max(0, m.start() - 400) : m.start()], letters.replace(letter, ""),
                                        labels_only=letters[0].isdigit()) \
         and _stands_alone(text, m, letter, letters)
+
+
 _HEDGE_AFTER = re.compile(r"\?|\b(?:or perhaps|or maybe|maybe|not sure|perhaps|or possibly|doubt)\b", re.IGNORECASE)
 _CONDITION_AFTER = re.compile(r"\?|\b(?:if|when|whenever|unless|only|otherwise)\b", re.IGNORECASE)
 _VERB_WORDS = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|should|we|I|you|it|they|this|that|there|but"
