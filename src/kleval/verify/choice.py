@@ -15,6 +15,7 @@ from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
+from kleval.verify.sentence_values import sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
@@ -139,6 +140,11 @@ _DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|
                           r"|re-?check|check|verify|not|sure|wrong|cannot|doubt|maybe|perhaps)\b|n't\b|\?", re.IGNORECASE)
 
 
+def _letter_of(m: re.Match) -> str:
+    """The option letter a pattern with one letter group per alternative matched (upper case)."""
+    return next(g for g in m.groups() if g).upper()
+
+
 def _stands_alone(text: str, m: re.Match, letter: str, letters: str) -> bool:
     """Whether a letter stated at `m` is the last word on the question: no other option letter after it, plain or
     labelled ("It's B. Hmm, but D also fits"), and no doubt or alternative ("Probably D. It could also be C.")."""
@@ -150,9 +156,9 @@ def _stands_alone(text: str, m: re.Match, letter: str, letters: str) -> bool:
 def _closing_choice(text: str, m: re.Match, letters: str) -> bool:
     """Whether an option named at a sentence's end closes the text and chooses: in its last 240 characters, with no
     mistake, belief, elimination or distractor before it in its sentence, and no other option named shortly before."""
-    start = _sentence_start(text, m.start())
+    start = sentence_start(text, m.start())
     before = text[start : m.start()]
-    letter = next(g for g in m.groups() if g).upper()
+    letter = _letter_of(m)
     return m.start() >= len(text) - 240 and not _NOT_THE_ANSWER.search(before) and not _NOT_CHOSEN.search(before) \
         and not _mentions_other_option(text[max(0, m.start() - 400) : m.start()], letters.replace(letter, ""),
                                        labels_only=letters[0].isdigit()) \
@@ -171,11 +177,6 @@ def _sentence_after(text: str, at: int) -> str:
     return text[at : at + end.end()] if end else text[at:]
 
 
-def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence holding `text[at]` starts (after a full stop and a space, or a newline)."""
-    return max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
-
-
 def _denial_commits(text: str, m: re.Match, letters: str) -> bool:
     """Whether a "not A; it is B" match commits to B: it closes the text (its last 240 characters), no hedge follows,
     and its sentence has no condition before it ("If it's not A, it's B.", "Why is it not A") nor a condition, an
@@ -184,7 +185,7 @@ def _denial_commits(text: str, m: re.Match, letters: str) -> bool:
     return m.start() >= len(text) - 240 and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) \
         and not _CONDITION_AFTER.search(rest) \
         and not re.search(rf"(?<![A-Za-z])\(?[{letters}]\)?(?![A-Za-z])|\b(?:assuming|provided|though|although|except)\b", rest) \
-        and not re.search(r"\b(?:if|unless|were|whether|why)\b", text[_sentence_start(text, m.start()) : m.start()], re.IGNORECASE)
+        and not re.search(r"\b(?:if|unless|were|whether|why)\b", text[sentence_start(text, m.start()) : m.start()], re.IGNORECASE)
 
 
 def _labels_the_answer(text: str, m: re.Match, letters: str) -> bool:
@@ -193,7 +194,7 @@ def _labels_the_answer(text: str, m: re.Match, letters: str) -> bool:
     Photosynthesis? Actually I'm not sure."), or a capital that opens the next sentence ("The area is A. The perimeter
     is P."): the label's text is a short noun phrase that ends its sentence, with no other option label in it."""
     label_text = _sentence_after(text, m.end())
-    return not _NOT_THE_ANSWER.search(text[_sentence_start(text, m.start()) : m.start()]) \
+    return not _NOT_THE_ANSWER.search(text[sentence_start(text, m.start()) : m.start()]) \
         and not _HEDGE_AFTER.search(text[m.end() : m.end() + 120]) and _is_option_text(label_text, letters)
 
 
@@ -266,10 +267,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                 for m in _lower_letter_pattern(letters).finditer(tail)]
     # class choice-conclusion-letter: a concluding adverb and a letter that ends the sentence ("Overall, B.", "So, D.")
     # (a softened "Probably D." only with nothing after it that doubts it or names another option)
-    phrases += [(offset + m.start(), next(g for g in m.groups() if g).upper(), "conclusion-letter", offset + m.end())
+    phrases += [(offset + m.start(), _letter_of(m), "conclusion-letter", offset + m.end())
                 for m in _conclusion_letter_pattern(letters).finditer(tail)
-                if not re.match(r"(?i)probably|most likely", m.group(0))
-                or _stands_alone(tail, m, next(g for g in m.groups() if g).upper(), letters)]
+                if not re.match(r"(?i)probably|most likely", m.group(0)) or _stands_alone(tail, m, _letter_of(m), letters)]
     phrases += [(offset + m.start(), next(g for g in m.groups() if g), "elimination", offset + m.end())
                 for m in _elimination_pattern(letters).finditer(tail)]  # class choice-elimination
     phrases += [(offset + m.start(), m.group(1) or m.group(2), "answer-phrase", offset + m.end())
@@ -280,7 +280,7 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
                    for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)]
     if not phrases:  # class choice-option-at-end, only where nothing else commits
-        phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "conclusion-letter", offset + m.end())
+        phrases = [(offset + m.start(), _letter_of(m), "conclusion-letter", offset + m.end())
                    for m in _option_at_end_pattern(letters).finditer(tail) if _closing_choice(tail, m, letters)]
     if not phrases:  # class choice-it-is-letter, only where no answer phrase stands and never with a hedge or condition
         # (never with another option after it: "It is C. Photosynthesis, or it is D. Respiration.", "It's B. Hmm, but D")

@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from kleval.verify.canonical import Canon
+from kleval.verify.canonical import Canon, ParseFailure, canonicalize
 from kleval.verify.decimals import (
     decimal_comma,
     float_precision_decimal,
@@ -243,8 +243,6 @@ def _whole_equations(g: Canon, p: Canon, policy: Policy) -> tuple[Canon, Canon] 
     """
     import sympy
 
-    from kleval.verify.canonical import ParseFailure, canonicalize
-
     relation, named = (g, p) if g.kind == "relation" else (p, g)
     if not named.named or not isinstance(relation.value, sympy.Eq) or not relation.value.free_symbols:
         return None
@@ -430,8 +428,6 @@ def equal(gold: Canon, pred: Canon, policy: Policy) -> tuple[bool, str]:
             and re.fullmatch(r"\d{1,3}(?:,[1-9]\d{2})+", g.source.strip()):  # (never "12,000" as 12 and 0)
         # class grouped-gold-as-list: a math gold "70,110" is seventy thousand one hundred ten or the list 70, 110 (MATH
         # writes both); an answer that is a list, "70, 110", answers the list reading (and 70110 the number)
-        from kleval.verify.canonical import canonicalize
-
         as_list = canonicalize(g.source.strip(), policy.with_(comma="list"))
         if as_list.kind in _GROUPED:
             ok, rule = _grouped_equal(as_list, p, policy)

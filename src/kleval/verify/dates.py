@@ -67,7 +67,8 @@ _WRAPPER = re.compile(r"\\(?:text|textrm|textnormal|mathrm|mbox|textbf|textit) ?
 def as_text_block(span: str) -> str:
     """A whole span that is a date in words as the text block of its key (`3 \\text{ October}` ->
     `\\text{october 3}`), so that no later clean-up drops the month as a unit; other spans unchanged."""
-    if (MONTH_HINT.search(span) is None and not _NUMERIC_DATE.match(span.strip("$ ")) and not _ISO_DATE.match(span.strip("$ "))) \
+    bare = span.strip("$ ")
+    if (MONTH_HINT.search(span) is None and not _NUMERIC_DATE.match(bare) and not _ISO_DATE.match(bare)) \
             or not re.search(r"\d", span) or len(span) > 80:
         return span
     key = date_key(_WRAPPER.sub(" ", span))

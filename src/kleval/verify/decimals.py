@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# class dot-grouped-thousands: "2.598.960", two or more groups of three after points, is one integer (a decimal has one
+# point); "58.500" stays 58.5 (extraction in sentence_values.py and short_statement.py, normalization in normalize.py)
+DOT_GROUPED_THOUSANDS = r"\d{1,3}(?:\.\d{3}){2,}(?!\d|\.\d)"
 FLOAT_PRECISION_PLACES = 12  # a decimal with this many places is a float-precision value, not a rounding
 
 

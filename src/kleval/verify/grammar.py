@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from fractions import Fraction
 
 from kleval.verify.answer_phrases import (
     TRUNCATED_END,
@@ -66,9 +67,10 @@ from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.sentence_values import (
-    BRACKETED_CORRECTION,
+    CORRECTION_AFTER_VALUE,
     HEDGED,
     is_bound,
+    sentence_start,
     split_sentences,
     without_parenthetical_aside,
 )
@@ -333,7 +335,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
     if phrase is not None and phrase.how == "hypothetical-answer-phrase":
         # class hypothetical-after-answer: "**Answer: 204** ... If it had asked for the walking time alone, the answer
         # would be 180 minutes." keeps the committed answer before the hypothetical one
-        cut = max(region.rfind(". ", 0, phrase.start), region.rfind("\n", 0, phrase.start)) + 1  # (its sentence's start)
+        cut = sentence_start(region, phrase.start)
         earlier = last_answer_phrase(region[:cut]) if cut > 0 else None
         # (never over a retraction between them, "Wait, I forgot ... the answer would be 228", nor from a conditional
         # answer, "The answer is 12 if Sam shares equally.")
@@ -436,7 +438,8 @@ def _hedged_alternative(sentence: str, digits: str) -> bool:
 _SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(?!s? of\b)s?\b(?!-)"
                           r"(?! ?(?:and )?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
                           r"|seventy|eighty|ninety)\b)|,? (?:or|maybe|perhaps|possibly)\b)", re.IGNORECASE)
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100,
+           "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
 _MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
@@ -448,7 +451,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     number, how = _number_answer(text)
     suffixed = _MONEY_SUFFIX.fullmatch(number.strip().strip("*")) if number is not None else None
     if suffixed:  # class money-suffix: "**$70K**", "$57.5k", "$1.2M" (a currency sign, then k, K, M or bn)
-        number = "$" + suffixed.group(1)
+        number = "$" + suffixed.group(2)
     if number is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", number.strip()):
         return number, how
     digits = number.strip().lstrip("$")
@@ -459,10 +462,10 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         at = tail.rfind(digits)
     if at == -1:
         return number, how
-    after_money = re.match(r" ?(k|K|M|bn)\b", tail[at + len(digits) :]) if re.search(r"[$€£] ?$", tail[max(0, at - 2) : at]) else None
-    suffix = suffixed.group(2) if suffixed else after_money.group(1) if after_money else None
+    after_money = next((m for m in _MONEY_SUFFIX.finditer(tail, max(0, at - 2)) if m.start(2) == at), None)
+    suffix = (suffixed or after_money).group(3) if suffixed or after_money else None
     if suffix:  # (the checks read "$70K, or maybe $75K" as "$70, or maybe $75": every money suffix dropped)
-        tail = _MONEY_SUFFIX_IN_TEXT.sub(lambda m: m.group(1), tail)
+        tail = _MONEY_SUFFIX.sub(lambda m: m.group(1), tail)
         at = tail.rfind(digits)
     sentence_start = max(tail.rfind(". ", 0, at), tail.rfind("\n", 0, at), tail.rfind("! ", 0, at), tail.rfind("? ", 0, at)) + 1
     sentence = tail[sentence_start : at + len(digits) + 40]
@@ -475,7 +478,7 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
         stated_at = tail.find(digits, sentence_start)  # (the value as the sentence first states it, before its bracket)
-        if re.match(r"[^.()\n]{0,30}" + BRACKETED_CORRECTION.pattern, tail[stated_at + len(digits) :], re.IGNORECASE):
+        if CORRECTION_AFTER_VALUE.match(tail, stated_at + len(digits)):
             # class bracketed-correction (kleval.verify.sentence_values): a bracket right after the value
             return None, f"a bracket after {number.strip()} corrects it ({how}); no value is committed"
     if suffix:  # class money-suffix
@@ -493,16 +496,13 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
 
 
 # class money-suffix: a currency amount with a thousand or million suffix ("$70K", "$57.5k", "€1.2M", "$3bn")
-_MONEY_SUFFIX = re.compile(r"[$€£] ?(\d[\d,]*(?:\.\d+)?) ?(k|K|M|bn)")
-_MONEY_SUFFIX_IN_TEXT = re.compile(r"([$€£] ?\d[\d,]*(?:\.\d+)?) ?(?:k|K|M|bn)\b")
+# (groups: the amount with its sign, its digits, the suffix)
+_MONEY_SUFFIX = re.compile(r"([$€£] ?(\d[\d,]*(?:\.\d+)?)) ?(k|K|M|bn)\b")
 
 
 def _scaled(digits: str, scale: str) -> str:
     """`digits` times the scale word or suffix `scale`, as a number string."""
-    from fractions import Fraction
-
-    factor = {"k": 10**3, "m": 10**6, "bn": 10**9}.get(scale.lower()) or _SCALES[scale.lower()]
-    value = Fraction(digits.replace(",", "")) * factor
+    value = Fraction(digits.replace(",", "")) * _SCALES[scale.lower()]
     return str(value.numerator) if value.denominator == 1 else str(float(value))
 
 

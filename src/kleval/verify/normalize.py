@@ -11,6 +11,7 @@ import unicodedata
 
 from kleval.verify import dates
 from kleval.verify.angle_forms import cis_to_trig, dms_to_degrees
+from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
 from kleval.verify.policy import Policy
 from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
 from kleval.verify.units import answer_unit, compound_quantity, unit_of, unit_ratio
@@ -340,8 +341,8 @@ def normalize_span(span: str, policy: Policy) -> str:
     # class brace-separator: `10{,}000` groups thousands wherever it stands (a fraction's denominator, a tuple's
     # member), so the digits join before any comma could split a list; `3{,}14` (no group of three) stays a comma
     s = re.sub(r"(?<![\d,.])\d{1,3}(?: ?\{ ?, ?\} ?\d{3})+(?![\d.])", lambda m: re.sub(r"\D", "", m.group(0)), s)
-    # class dot-grouped-thousands: "2.598.960" (two or more groups of three after points) is 2598960; "58.500" stays 58.5
-    s = re.sub(r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?!\d|\.\d)", lambda m: m.group(0).replace(".", ""), s)
+    # class dot-grouped-thousands (kleval.verify.decimals): "2.598.960" is 2598960
+    s = re.sub(rf"(?<![\d.,]){DOT_GROUPED_THOUSANDS}", lambda m: m.group(0).replace(".", ""), s)
     # (and a thin space that groups thousands, `\dfrac{20\,000}{\pi}`, `1\,234\,567`; never `2\,3`, no group of three)
     s = re.sub(r"(?<![\d,.])\d{1,3}(?:\\[,;:!]\d{3})+(?![\d])", lambda m: re.sub(r"\D", "", m.group(0)), s)
     s = re.sub(r"(?<=\d) ?\{ ?, ?\} ?(?=\d)", ",", s)  # 14{,}916 and 14 {, }916

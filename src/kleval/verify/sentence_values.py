@@ -5,6 +5,7 @@ import re
 
 from kleval.verify.clauses import justification_start
 from kleval.verify.dates import trailing_date
+from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
 from kleval.verify.extract import math_blocks
 from kleval.verify.glued import standalone, trailing_expression, unit_power
 from kleval.verify.restatement import drop_restatement
@@ -43,8 +44,7 @@ _NUMBER_IS_ANSWER = re.compile(r"(?:^|[,:] |^(?:so|thus|hence|therefore),? )(-?\
                                re.IGNORECASE)
 _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(?:answer|solution|result)s?\b",
                               re.IGNORECASE)
-# (class dot-grouped-thousands: "2.598.960", two or more groups after points, is one integer: a decimal has one point)
-NUMBER_TEXT = r"-?\$?(?:\d{1,3}(?:\.\d{3}){2,}(?![\d]|\.\d)|\d{1,3}(?: \d{3})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
+NUMBER_TEXT = rf"-?\$?(?:{DOT_GROUPED_THOUSANDS}|\d{{1,3}}(?: \d{{3}})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
 _LEADING_NUMBER = re.compile(NUMBER_TEXT)
 _UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
@@ -53,16 +53,20 @@ NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]}$*][.!?])(?<!i\.e\.)(?<!e\.g\.)(?<!etc\.)(?<!vs\.) (?=[A-Z\\$*(])|(?<=\$\$) (?=[A-Z])|(?<=\\\]) (?=[A-Z])|\n")
 
 
+def sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding `text[at]` starts (after a full stop and a space, or a newline)."""
+    return max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+
+
 def split_sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
 
 
-# class parenthetical-aside: a bracketed remark that closes a sentence after its statement ("Hillary has 7 nickels (and 4
-# dimes).", "she spent 20% of her time editing (the other 80% went to writing, the full 100%).", "the result is
-# $152A_{11}$ (with $A$ standing for ten).") adds to it and states nothing; never a remark that corrects, offers an
-# alternative, doubts or names the value ("(or 8)", "(actually 9)", "(not 5, sorry)", "(where x = 5)")
-# (only an addition or a note: "(and ...)", "(with ...)", "(along with ...)", "(as well as ...)", "(where ...)"; never math,
-# `\(33\)`, nor `2(a+b)`)
+# class parenthetical-aside: a bracketed addition or note that closes a sentence after its statement, opening with
+# "and", "with", "along with", "as well as", "where" or "using" ("Hillary has 7 nickels (and 4 dimes).", "the result is
+# $152A_{11}$ (with $A$ standing for ten).") states nothing; never one that corrects, offers an alternative, doubts,
+# totals or names the value (`_ASIDE_GUARD`: "(and then 8, actually)", "(with a total of 9)", "(where x = 5)"), never
+# math (`\(33\)`) nor a product (`2(a+b)`)
 _PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \(((?:and|with|along with|as well as|where|using) [^()\\]{1,200})\)(?=[.!]?\s*$)")
 _ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry"
                           r"|not|wrong|no|maybe|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?"
@@ -76,6 +80,8 @@ _ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|mea
 BRACKETED_CORRECTION = re.compile(r"\((?=[^()]*\d)(?:[^()]*(?:\b(?:correction|make that|oops|edit)\b|\bshould (?:be|read) \$?\d"
                                   r"|\brecount(?:ed|ing)?\b|\bno, I\b|\bdouble-?counted\b|\bmiscount(?:ed)?\b|\bcounted [^()]{0,40} twice\b))"
                                   r"[^()]*\)", re.IGNORECASE)
+# (kind number: such a bracket right after the stated value, a unit or a few words between them)
+CORRECTION_AFTER_VALUE = re.compile(r"[^.()\n]{0,30}" + BRACKETED_CORRECTION.pattern, re.IGNORECASE)
 
 
 def without_parenthetical_aside(sentence: str) -> str:

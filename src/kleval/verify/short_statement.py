@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.dates import MONTH_HINT, trailing_date
+from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
 from kleval.verify.forms import NUMBER_WORD_VOCABULARY, number_from_words
 from kleval.verify.glued import glue
 from kleval.verify.units import unit_of
@@ -29,7 +30,7 @@ MAX_CHARS = 160
 _UNIT = (r"(?:hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|s|days?|weeks?|feet|foot|ft|inch(?:es)?|in|yards?|yd"
          r"|miles?|mi|pounds?|lbs?|lb|ounces?|oz|meters?|metres?|m|centimeters?|centimetres?|cm|millimeters?|mm"
          r"|kilograms?|kg|grams?|g|liters?|litres?|l|milliliters?|millilitres?|ml)")
-_NUM = r"(?:\d{1,3}(?:\.\d{3}){2,}(?!\d|\.\d)|\d[\d,]*(?:\.\d+)?)"  # (class dot-grouped-thousands: "2.598.960")
+_NUM = rf"(?:{DOT_GROUPED_THOUSANDS}|\d[\d,]*(?:\.\d+)?)"  # (class dot-grouped-thousands: "2.598.960")
 _NUMBER_WORD = "|".join(sorted(NUMBER_WORD_VOCABULARY, key=lambda w: (-len(w), w)))  # longest first
 # one quantity: a compound quantity, a mixed number, a number (currency, percent), or a run of number words
 _QUANTITY = re.compile(
