@@ -28,8 +28,6 @@ NOT_YET = {
         "an opening answer line that the closing conclusion contradicts commits to neither (class answer-first-contradicted), even when the conclusion is right",
     "adv/red-team-3/rt18-003 answer-first: MATH500 (Algebra 5, max of 4(x+7)(2-x)). A stray box of 64 opens the reply; the derivation ends with the committed value 81, which is the gold.":
         "an opening box that the closing conclusion contradicts commits to neither (class answer-first-contradicted), even when the conclusion is right",
-    "adv/red-team-3/rt18-011 answer-first: Same completion with gold 121: 121 is named and explicitly rejected as the sum, not N.":
-        "an opening assignment line ('N = 11.') is no statement, and a closing check ('... gives 121. ✓') is read as the conclusion",
     "adv/red-team-3/rt18-018 exclamation: Here '5!' is the factorial just computed as (6-1)! = 120, not an excited 5; against gold 5 a grader that strips the '!' would falsely accept.":
         "a prose 'So the answer is 5!' is an exclamation (class exclamation-after-number) even where the completion computed 5! = 120",
     "adv/red-team-3/rt18-019 exclamation: Same completion against gold 120: the answer 5! = 120 (computed in the previous line) equals the gold. (The real MATH500 gold is 720; this row pairs the complet":

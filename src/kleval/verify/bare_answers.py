@@ -19,7 +19,10 @@ def yes_no_opening(region: str) -> Statement | None:
     paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
     if not paragraphs:
         return None
-    m = YES_NO_OPENING.match(paragraphs[-1].strip())
+    # (the last line first: a text written with single line breaks is one paragraph whose last line answers,
+    # "We check the partial sums.\nYes, the sequence is bounded, because ...")
+    lines = paragraphs[-1].strip().split("\n")
+    m = (YES_NO_OPENING.match(lines[-1].strip()) if len(lines) > 1 else None) or YES_NO_OPENING.match(paragraphs[-1].strip())
     return Statement(m.group(1), "yes-no-opening", len(region)) if m else None
 
 

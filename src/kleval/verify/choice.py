@@ -258,8 +258,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         statements.append((structured.start, m.group(1), "json-answer", structured.end))
     phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
                for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
-    lower = re.search(rf"(?<![A-Za-z])answer(?: is)? ?:? ?\(?([{letters.lower()}])\)?[.*]*$", tail.rstrip(), re.IGNORECASE)
-    if lower and lower.group(1).islower():  # "Answer: b" closing the text; never the article in "is a prime"
+    lower = re.search(rf"(?<![A-Za-z])answer[*_]{{0,2}}(?: is)? ?:?[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$", tail.rstrip(),
+                      re.IGNORECASE)
+    if lower and lower.group(1).islower():  # "Answer: b", "**Answer:** (b)" closing the text; never "is a prime"
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
     # class choice-lowercase-letter: a lower-case letter after "answer is" that a clause break follows ("The correct
     # answer is d, the ionic bond."); never the article, which a noun follows ("the answer is a prime")

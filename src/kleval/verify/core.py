@@ -17,7 +17,7 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.decimals import marked_approximate, rounds_to_gold
-from kleval.verify.extract import boxes_with_positions, restore_escapes, unify_box_commands
+from kleval.verify.extract import boxes_with_positions, dollar_delimiters, plain_numbers, restore_escapes, unify_box_commands
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
@@ -163,6 +163,7 @@ def verify(
     chosen = resolve_policy(policy, kind_value)
     if isinstance(gold, str) and isinstance(completion, str):
         gold, completion = restore_escapes(gold), restore_escapes(completion)  # class escape-damage
+        completion = plain_numbers(dollar_delimiters(completion))  # class math-delimiters, number-in-math
     verdict = _verify(gold, completion, chosen)
     return dataclasses.replace(verdict, policy=chosen.name)
 

@@ -42,6 +42,47 @@ def restore_escapes(text: str) -> str:
     return text.translate(_CONTROL_ESCAPES)
 
 
+# class math-delimiters: `\\(...\\)` and `\\[...\\]` are the same math as `$...$` and `$$...$$`. In a completion with no
+# dollar sign (so none is a currency sign that a rewrite could pair wrongly) they are written with dollars before
+# anything is read, so that every rule that reads `$` blocks reads them too ("ANSWER: \\(B\\)", "is \\(\\boxed 3\\).").
+# A `\\\\[2pt]` line break is no delimiter.
+_PAREN_MATH = re.compile(r"(?<!\\)\\\((?!\\\))([^\n]{1,1000}?)(?<!\\)\\\)")
+_BRACKET_MATH = re.compile(r"(?<!\\)\\\[(?!\\\])(.{1,2000}?)(?<!\\)\\\]", re.DOTALL)
+
+
+def dollar_delimiters(text: str) -> str:
+    """`text` with `\\(...\\)` written `$...$` and `\\[...\\]` written `$$...$$`, when it holds no `$`."""
+    if "$" in text or ("\\(" not in text and "\\[" not in text):
+        return text
+    text = _BRACKET_MATH.sub(lambda m: "$$" + m.group(1) + "$$", text)
+    return _PAREN_MATH.sub(lambda m: "$" + m.group(1) + "$", text)
+
+
+# class number-in-math: a plain number alone in inline math (`$5$`, `$-2.5$`) is the number; it is read as plain text
+# so that the rules that guard a plain number (a bound, "cannot be 5", "1 or 3", a hedge, an aside) guard it too.
+# Never a display, nor a block that touches a word, a sign, a power or another block (`$5$!`, `$2$(a+b)`).
+_NUMBER_MATH = re.compile(r"(?<![\\$\w^_{(\-\u2212\u2012\u2013/])\$(-?\d+(?:\.\d+)?)\$(?![$\w^_!(/\u00b2\u00b3])")
+
+
+_LIST_GAP = re.compile(r"[ ,;]*(?:(?:and|or)[ ,;]*)?")  # "$-1, 0,$ and $1$": one list of blocks, kept as it is
+
+
+def plain_numbers(text: str) -> str:
+    """`text` with every inline `$n$` that holds only a plain number written as that number, unless it is listed
+    with another block."""
+    if "$" not in text:
+        return text
+
+    def plain(m: re.Match) -> str:
+        before, after = text[max(0, m.start() - 8) : m.start()], text[m.end() : m.end() + 8]
+        if ("$" in before and _LIST_GAP.fullmatch(before[before.rfind("$") + 1 :])) or \
+                ("$" in after and _LIST_GAP.fullmatch(after[: after.find("$")])):
+            return m.group(0)
+        return m.group(1)
+
+    return _NUMBER_MATH.sub(plain, text)
+
+
 # class box-command-variants: `\\framebox[width][pos]{...}` (LaTeX) and `\\bbox[style]{...}` (MathJax) box an answer
 # as `\\fbox{...}` does; they are rewritten to `\\fbox{` (their optional arguments dropped) before any box is read.
 _BOX_VARIANT = re.compile(r"\\(?:framebox|bbox)(?![A-Za-z])(?:\[[^\[\]\n]{0,80}\]){0,2} ?(?=\{)")

@@ -298,8 +298,8 @@ def _root_argument(s: str) -> str:
 
 def unicode_to_latex(s: str) -> str:
     """Unicode math as LaTeX: `2√3` -> `2\\sqrt{3}`, `x²` -> `x^{2}`, `½` -> `\\frac{1}{2}`, `α` -> `\\alpha`."""
-    if s.isascii():
-        return s
+    if s.isascii():  # (a root spelled `\sqrt(x+1)` in LaTeX is drawn over the bracket: its radicand is x+1)
+        return _root_argument(s) if "\\sqrt(" in s else s
     s = _DASH_MINUS.sub("-", s)
     s = _SCRIPT_RUN.sub(lambda m: ("^{" if unicodedata.decomposition(m.group(0)[0]).startswith("<super>") else "_{")
                         + unicodedata.normalize("NFKC", m.group(0)) + "}", s)

@@ -133,6 +133,8 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
 # out ("The roots are x = 7, x = 3, and x = 5.", "the solutions are x = 2 or x = -1"), states them all
 _ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
 _PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
+# (in a conclusion, an opener states them as a copula does: "Therefore b = 21 or b = 49.", "..., so x = -2 or x = 5.")
+_LIST_LEAD = re.compile(r"(?:^|[,;:] ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?)$", re.IGNORECASE)
 # (values the sentence sets aside are not its answer: "The extraneous solutions are x = 2 or x = -1.")
 _SET_ASIDE = re.compile(r"\b(?:extraneous|rejected?|invalid|excluded|not|n't|fails?|impossible)\b", re.IGNORECASE)
 
@@ -149,6 +151,10 @@ _CLOCK_AT_END = re.compile(r"\b(?:at|is|be|by|until|reads|shows) (?:exactly )?(\
                            r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)$")
 
 
+_NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|a|an|and|or|not|roots?|solutions?"
+                         r"|answers?|values?)\b", re.IGNORECASE)
+
+
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
@@ -157,8 +163,10 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
     listed = None if blocks else _PLAIN_ASSIGNMENTS.search(s)
-    if listed and _COPULA_AT_END.search(s[: listed.start()]) and not _SET_ASIDE.search(s[: listed.start()]) \
-            and len({a[0] for a in re.findall(_ASSIGNMENT, listed.group(0))}) == 1:  # class plain-assignment-list
+    if listed and len({a[0] for a in re.findall(_ASSIGNMENT, listed.group(0))}) == 1:  # class plain-assignment-list
+        head = s[: listed.start()]
+        if _SET_ASIDE.search(head) or not (_COPULA_AT_END.search(head) or (concluding and _LIST_LEAD.search(head))):
+            return None  # several values of one unknown, not stated as the answer: never only the last of them
         return ", ".join(re.findall(_ASSIGNMENT, listed.group(0)))
     permuted = permutations_value(s, blocks)
     if permuted:
@@ -205,7 +213,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
                                                  and re.search(r"(?<![<>!=])=(?!=)", expression)):
                 return expression
             return None
-    if concluding and not NEGATION.search(s):  # "Therefore, Lara read 128 pages on the first day.": one value
+    if concluding and not NEGATION.search(s) and not _SET_ASIDE.search(s):
+        # "Therefore, Lara read 128 pages on the first day.": one value; never one the sentence sets aside ("So x = -7
+        # (rejected, since lengths are positive).")
         outside = outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
         found = [m for m in _LEADING_NUMBER.finditer(outside)  # (a unit's power, `12 cm^2`, is no number)
                  if re.search(r"\d", m.group(0)) and not unit_power(outside, m.start(), m.end())]
@@ -228,7 +238,9 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
               r"|(?:works?|comes?) (?:out )?to|amounts? to)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*")
     number = re.search(copula + "(" + NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³°][A-Za-z.²³°\-]{0,15}){0,3}$",
                        s, re.IGNORECASE)
-    if number:  # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth)
+    if number and not _NOT_A_UNIT.search(s, number.end(1)):
+        # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth); the words
+        # after it are its unit, never a predicate ("So x = 2 and x = 3 are the roots." states no single value)
         return number.group(1)
     word = re.search(r"\b(?:is|are) (?:(?:" + _FILLERS + r") )*([A-Za-z][a-z\-]{1,20})$", s, re.IGNORECASE)
     if word:

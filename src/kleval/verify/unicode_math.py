@@ -131,7 +131,7 @@ def unicode_math(text: str) -> str:
     out, at = [], 0
     for start, end, _ in math_blocks(text):
         out.append(_prose(text[at:start]))
-        out.append("".join(_symbol(ch) or ch if not ch.isascii() else ch for ch in text[start:end]))
+        out.append(_latex(text[start:end]))  # inside math as outside: `$√(x+1)$` is `$\sqrt{x+1}$`, `x⁻¹` is `x^{−1}`
         at = end
     out.append(_prose(text[at:]))
     return "".join(out)
