@@ -8,22 +8,45 @@ from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
 from kleval.verify.conclusions import conclusion, negated, sentence_value
 from kleval.verify.extract import clean_span, math_blocks
-from kleval.verify.sentence_values import HEDGED, NEGATION, outside_math, permutations_value
+from kleval.verify.sentence_values import HEDGED, NEGATION, is_bound, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
 
 BARE_MAX_CHARS = 200
 
 
+# A yes or no that confirms a check ("Yes, that's right.", "Yes, I'm confident.") or answers a question the text asked
+# itself after its first line ("Is that reasonable?\nYes, since ...") answers no question of the task.
+_CONFIRMING = re.compile(r"^(?:\*\*)?(?:yes|no)(?:\*\*)?[,.!:;—]? *(?:(?:that'?s|that is|this is|it'?s|it is) (?:right|correct|true"
+                         r"|confirmed|it)|i'?m (?:confident|sure|certain)|indeed|exactly|of course|definitely|it checks)\b",
+                         re.IGNORECASE)
+_JUSTIFICATION = re.compile(r"\b(?:because|since|as)\b", re.IGNORECASE)
+
+
 def yes_no_opening(region: str) -> Statement | None:
-    """The yes or no that opens the final paragraph (the statement-less path only)."""
+    """The yes or no that opens the final paragraph (the statement-less path only), or its last line."""
     paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
     if not paragraphs:
         return None
-    # (the last line first: a text written with single line breaks is one paragraph whose last line answers,
-    # "We check the partial sums.\nYes, the sequence is bounded, because ...")
-    lines = paragraphs[-1].strip().split("\n")
-    m = (YES_NO_OPENING.match(lines[-1].strip()) if len(lines) > 1 else None) or YES_NO_OPENING.match(paragraphs[-1].strip())
-    return Statement(m.group(1), "yes-no-opening", len(region)) if m else None
+    # (the last line of a text written with single line breaks, "We check the partial sums.\nYes, the sequence is
+    # bounded, because ...", only in the plain shape: a line before it that neither asks nor concludes, and no value
+    # of its own before its justification, "Yes, so she has 12 apples." states 12)
+    lines = [line.strip() for line in paragraphs[-1].strip().split("\n") if line.strip()]
+    if len(lines) > 1:
+        last, before = lines[-1], lines[-2]
+        m = YES_NO_OPENING.match(last)
+        head = _JUSTIFICATION.split(last[m.end() :], 1)[0] if m else ""
+        bare = m is not None and not last[m.end() :].strip(" .!*")  # a lone "No." answers after any line but a question
+        if m and not before.endswith("?") and (bare or not re.match(r"(?:so|thus|hence|therefore)\b", before, re.IGNORECASE)) \
+                and not re.search(r"[\d$\\]", head) and not _CONFIRMING.match(last):
+            return Statement(m.group(1), "yes-no-opening", len(region))
+    opening = paragraphs[-1].strip()
+    m = YES_NO_OPENING.match(opening)
+    if m is None or _CONFIRMING.match(opening):
+        return None
+    earlier = region.rstrip()[: len(region.rstrip()) - len(opening)].rstrip()
+    if earlier.endswith("?") and "\n" in earlier.strip():  # a question the text asked itself, answered here
+        return None
+    return Statement(m.group(1), "yes-no-opening", len(region))
 
 
 def bold_final_line(region: str) -> Statement | None:
@@ -91,7 +114,8 @@ def bare_answer(region: str) -> Statement | None:
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
-        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined:
+        bounded = is_bound(text[: blocks[0][0]] + "1" + text[blocks[-1][1] :], "1")  # "is at least $\frac{1}{2}$."
+        if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined and not bounded:
             value = joined_math(text, from_start=False)
             # class permutations-of-tuple: "... $(2,2,3)$ and its permutations." answers every ordering
             value = value and (permutations_value(text.rstrip(".! ")) or value)

@@ -182,11 +182,26 @@ def conclusion(region: str) -> Statement | None:
             break  # "..., but it fails the original equation" ("I got 12, but ..., so the count is 11" stays 11)
         if value and not concluding and index < len(sentences) - 1 and re.fullmatch(r"[A-Za-z\-]+", value):
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
+        at = paragraph.rfind(sentences[index])
+        if value and _set_aside_later(value, [paragraph[at + len(sentences[index]) :]] if at != -1 else sentences[index + 1 :]):
+            break  # class set-aside-later: "So x = 2 or x = 3. Checking, x = 2 is extraneous." withdraws a value of it
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
         if RETRACTION.search(sentence):
             break
     return None
+
+
+_SET_ASIDE_LATER = re.compile(r"\b(?:extraneous|rejected|invalid|excluded|impossible|ruled out|discarded|(?:does not|doesn't)"
+                              r" work|fails)\b", re.IGNORECASE)
+
+
+def _set_aside_later(value: str, later: list[str]) -> bool:
+    """Whether a sentence after the one stating `value` sets aside one of its numbers."""
+    text = " ".join(later)
+    if not text or not _SET_ASIDE_LATER.search(text):
+        return False
+    return any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", text) for n in re.findall(r"-?\d+(?:\.\d+)?", value))
 
 
 # class no-solution-sentence: a final sentence that says there is no solution ("..., so the system is inconsistent and

@@ -58,10 +58,10 @@ def dollar_delimiters(text: str) -> str:
     return _PAREN_MATH.sub(lambda m: "$" + m.group(1) + "$", text)
 
 
-# class number-in-math: a plain number alone in inline math (`$5$`, `$-2.5$`) is the number; it is read as plain text
+# class number-in-math: a plain number alone in inline math (`$5$`, `$ -2.5 $`, `$1,500$`) is the number; it is read as plain text
 # so that the rules that guard a plain number (a bound, "cannot be 5", "1 or 3", a hedge, an aside) guard it too.
 # Never a display, nor a block that touches a word, a sign, a power or another block (`$5$!`, `$2$(a+b)`).
-_NUMBER_MATH = re.compile(r"(?<![\\$\w^_{(\-\u2212\u2012\u2013/])\$(-?\d+(?:\.\d+)?)\$(?![$\w^_!(/\u00b2\u00b3])")
+_NUMBER_MATH = re.compile(r"(?<![\\$\w^_{(\-\u2212\u2012\u2013/])\$ ?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?) ?\$(?![$\w^_!(/\u00b2\u00b3])")
 
 
 _LIST_GAP = re.compile(r"[ ,;]*(?:(?:and|or)[ ,;]*)?")  # "$-1, 0,$ and $1$": one list of blocks, kept as it is
@@ -176,8 +176,8 @@ def gsm8k_final(text: str) -> str | None:
     matches = _GSM8K_MARK.findall(text)
     if not matches:
         return None
-    value = matches[-1].strip()  # the last marker decides, even when it is empty (a truncated "####")
-    return value or None
+    value = matches[-1].strip().rstrip(" \u2713\u2714\u2705\u2611")  # the last marker decides, even when it is empty
+    return value or None  # (a truncated "####"); a check mark after the value, "#### 18 ✅", only marks it verified
 
 
 def gsm8k_marker_position(text: str) -> int:
@@ -230,7 +230,8 @@ def math_safe_tail(text: str, size: int) -> str:
     return text[start:]
 
 
-_TRAILING_JUNK = " \t\n.;:,!*"
+# (a check mark after a value, "#### 18 ✅", "A: 2 ✓", only marks it as verified)
+_TRAILING_JUNK = " \t\n.;:,!*\u2713\u2714\u2705\u2611"
 _LEADING_JUNK = " \t\n;:,!*"  # never a leading dot: ".64" is 0.64
 
 

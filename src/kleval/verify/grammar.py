@@ -122,6 +122,10 @@ _FULLWIDTH = str.maketrans({"。": ". ", "：": ": ", "，": ", ", "（": "(", "
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _HTML_BREAK = re.compile(r"<br ?/?>|</?(?:p|div|li|ul|ol|tr|h[1-6])(?: [^<>]{0,200})?>", re.IGNORECASE)
 _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>]{0,200})?>", re.IGNORECASE)
+_COURTESY_CLOSE = re.compile(r"(?:(?<=[.!\d])|\s)\s*(?:I hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|Hope (?:this|that|it)"
+                             r" helps)[.!]?\s*$", re.IGNORECASE)
+_BOLD_LINE = re.compile(r"(?m)^([ \t>-]*)\*\*((?:so|thus|hence|therefore|finally|actually|####|a:|(?:the )?(?:final )?answer:)[ ,]"
+                        r"(?:(?!\*\*)[^\n]){0,400}?)\*\*([.!]?[ \t]*)$", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
@@ -164,6 +168,12 @@ def answer_region(text: str) -> str:
         # class emoji: pictographs decorate ("... is 36. 🎉", "**$1,102.50** 😊") and would hide a sentence's end;
         # check marks (✓ ✔ ✅, which mark a verification) and symbols such as ° stay
         text = _EMOJI.sub("", text)
+    # class courtesy-close: "I hope it is correct." or "Hope this helps!" closing the text ("A: 2 I hope it is correct.")
+    # says nothing about the answer
+    text = _COURTESY_CLOSE.sub("", text) if "ope" in text[-40:] else text
+    if "**" in text:  # class bold-line: a concluding line wholly in bold ("**Therefore, \\(x^3 = 12\\).**", "**#### 1,050**",
+        # "**A: 224000**") says what it says without the bold (other bold lines are left to the bold rules)
+        text = _BOLD_LINE.sub(lambda m: m.group(1) + m.group(2) + m.group(3), text)
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]

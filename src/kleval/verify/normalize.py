@@ -336,6 +336,8 @@ def normalize_span(span: str, policy: Policy) -> str:
     s = math_in_text(s)  # class text-math: `\text{$\infty$}` is \infty (kleval.verify.textblocks)
     s = dates.as_text_block(s)  # class dates: `June 9`, `3 \text{ October}` are dates (kleval.verify.dates)
     s = _ARRAY_ENV.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
+    # class row-spacing: `\\\\[2pt]` ends a matrix row as `\\\\` does, with extra space that changes no entry
+    s = re.sub(r"\\\\\[ ?-?\d*\.?\d+ ?(?:pt|em|ex|mm|cm|in|mu|bp|sp|pc)? ?\]", lambda m: "\\\\", s)
     # class small-matrix: `\left(\begin{smallmatrix}0&1\\1&0\end{smallmatrix}\right)` is that matrix
     s = _SMALL_MATRIX.sub(lambda m: "\\begin{pmatrix}" + m.group(1) + "\\end{pmatrix}", s)
     # class brace-separator: `10{,}000` groups thousands wherever it stands (a fraction's denominator, a tuple's

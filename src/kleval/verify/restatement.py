@@ -24,26 +24,29 @@ _TRAILING = re.compile(
 _REMARK = re.compile(r"(?<=[\d}%)])(?: |\\[ ,;]|~)+\((?!or\b)(?:[A-Za-z]{2,}|i\.e\.)(?=[ ,.:;])[^()]{0,300}\)[ .!]*$")
 
 
-# class rejected-alternative: a parenthetical that names another value and sets it aside ("b = 7 (b = -7 is rejected
-# since lengths are positive)", "x = 3 (the root x = -2 is extraneous)") remarks on the value before it. Only when it
-# names a value other than that one: "x = -7 (rejected: lengths are positive)" withdraws the value, and is not read.
-_REJECTED_ALTERNATIVE = re.compile(
-    r"(?<=[\d}%])(?: |\\[ ,;]|~)+\((?=[^()]*\b(?:reject(?:ed|s)?|extraneous|discard(?:ed|s)?|invalid|impossible|ruled out"
-    r"|excluded|not (?:valid|allowed|possible|a solution)|(?:does not|doesn't|do not|don't) work|fails?)\b)"
-    r"(?=(?:[^()]*?(-?\d+(?:\.\d+)?))?)[^()]{0,200}\)[ .!]*$", re.IGNORECASE)
+# class rejected-alternative: a parenthetical that sets aside another value it names ("b = 7 (b = -7 is rejected since
+# lengths are positive)", "x = 3 (the root x = -2 is extraneous)") remarks on the value before it. Any other
+# parenthetical that sets something aside ("x = -7 (rejected, since lengths must be greater than 0)", "12 (but 3 × 12 =
+# 36 fails the check)") withdraws the value, which is then not read.
+_SET_ASIDE_WORD = (r"(?:reject(?:ed|s)?|extraneous|discard(?:ed|s)?|invalid|impossible|ruled out|excluded|not (?:valid|allowed"
+                   r"|possible|a solution)|(?:does not|doesn't|do not|don't) work|fails?)")
+_SETS_ASIDE = re.compile(r"(?<=[\d}%])(?: |\\[ ,;]|~)+\((?=[^()]*\b" + _SET_ASIDE_WORD + r"\b)[^()]{0,200}\)[ .!]*$",
+                         re.IGNORECASE)
+_NAMED_ALTERNATIVE = re.compile(r"^\((?:the (?:other )?(?:root|solution|value|answer) )?(?:[a-z] ?= ?)?(-?\d+(?:\.\d+)?)"
+                                r" (?:is |was |would be )?(?:also )?" + _SET_ASIDE_WORD + r"\b", re.IGNORECASE)
 
 
 def drop_restatement(span: str) -> str:
     """`span` without a trailing parenthetical restatement of its value (`3/4 (0.75)` -> `3/4`) or remark on it."""
     if "(" not in span[-320:]:
         return span
-    rejected = _REJECTED_ALTERNATIVE.search(span[-320:])
+    rejected = _SETS_ASIDE.search(span[-320:])
     if rejected is not None:
         head = span[: len(span) - len(span[-320:]) + rejected.start()].rstrip()
-        if rejected.group(1) and head.count("(") == head.count(")") and re.search(r"\d$", head) \
-                and not _same_number(head, rejected.group(1)):
+        named = _NAMED_ALTERNATIVE.match(rejected.group(0).lstrip(" ~\\,;"))
+        if named and head.count("(") == head.count(")") and not _same_number(head, named.group(1)):
             return head
-        return span  # the value itself set aside
+        return span  # the value itself set aside, or something the reader cannot tell
     remark = _REMARK.search(span[-320:])
     if remark is not None:
         head = span[: len(span) - len(span[-320:]) + remark.start()].rstrip()

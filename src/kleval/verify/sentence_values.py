@@ -134,7 +134,7 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
 _ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
 _PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
 # (in a conclusion, an opener states them as a copula does: "Therefore b = 21 or b = 49.", "..., so x = -2 or x = 5.")
-_LIST_LEAD = re.compile(r"(?:^|[,;:] ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?)$", re.IGNORECASE)
+_LIST_LEAD = re.compile(r"(?:^|: ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?)$", re.IGNORECASE)
 # (values the sentence sets aside are not its answer: "The extraneous solutions are x = 2 or x = -1.")
 _SET_ASIDE = re.compile(r"\b(?:extraneous|rejected?|invalid|excluded|not|n't|fails?|impossible)\b", re.IGNORECASE)
 
@@ -151,8 +151,17 @@ _CLOCK_AT_END = re.compile(r"\b(?:at|is|be|by|until|reads|shows) (?:exactly )?(\
                            r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)$")
 
 
-_NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|a|an|and|or|not|roots?|solutions?"
+_NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|and|or|not|roots?|solutions?"
                          r"|answers?|values?)\b", re.IGNORECASE)
+
+
+def _denied_or_bounded(head: str) -> bool:
+    """Whether the clause before a value denies it ("cannot be", "is not") or makes it a bound ("at least")."""
+    return bool(_DENIED.search(re.split(r"[,;:]", head)[-1]) or _BOUND_BEFORE.search(head.rstrip(" *_$€£\\")))
+
+
+_DENIED = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|must not|never|isn't|aren't|wasn't|weren't"
+                     r"|not)\b(?: \w+){0,2} ?$|\bnot (?:possible|true|the case)\b|\bimpossible\b", re.IGNORECASE)
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
@@ -167,7 +176,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         head = s[: listed.start()]
         if _SET_ASIDE.search(head) or not (_COPULA_AT_END.search(head) or (concluding and _LIST_LEAD.search(head))):
             return None  # several values of one unknown, not stated as the answer: never only the last of them
-        return ", ".join(re.findall(_ASSIGNMENT, listed.group(0)))
+        values = list(dict.fromkeys(re.sub(r" ?= ?", " = ", a) for a in re.findall(_ASSIGNMENT, listed.group(0))))
+        return ", ".join(values)  # (a double root written twice, "x = 3 and x = 3", is one value)
     permuted = permutations_value(s, blocks)
     if permuted:
         return permuted
@@ -191,6 +201,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
                 first_start = block[0]
             else:
                 break
+        if value and _denied_or_bounded(s[:first_start]):
+            return None  # class number-in-math: "Thus the value cannot be $x = 5$.", "at least $\frac{1}{2}$"
         if value and _COPULA_AT_END.search(s[:first_start]):
             return value
         if value and concluding and re.search(r"(?<![<>!\\])=", blocks[-1][2]) \
