@@ -17,9 +17,11 @@ BARE_MAX_CHARS = 200
 # A yes or no that confirms a check ("Yes, that's right.", "Yes, I'm confident.") or answers a question the text asked
 # itself after its first line ("Is that reasonable?\nYes, since ...") answers no question of the task.
 _CONFIRMING = re.compile(r"^(?:\*\*)?(?:yes|no)(?:\*\*)?[,.!:;—]? *(?:(?:that'?s|that is|this is|it'?s|it is) (?:right|correct|true"
-                         r"|confirmed|it)|i'?m (?:confident|sure|certain)|indeed|exactly|of course|definitely|it checks)\b",
+                         r"|confirmed|it)|i'?m (?:confident|sure|certain)|indeed|exactly|of course|definitely|it checks)\W*$",
                          re.IGNORECASE)
-_JUSTIFICATION = re.compile(r"\b(?:because|since|as)\b", re.IGNORECASE)
+# (a self-asked check: "Is that reasonable?", "Could a different configuration give more?")
+_CHECK_QUESTION = re.compile(r"(?:\b(?:is|does|did|would|could|can) (?:that|this|the (?:answer|result))\b"
+                             r"|\b(?:a|any|another) (?:different|other|better)\b)[^?\n]*\?$", re.IGNORECASE)
 
 
 def yes_no_opening(region: str) -> Statement | None:
@@ -34,17 +36,19 @@ def yes_no_opening(region: str) -> Statement | None:
     if len(lines) > 1:
         last, before = lines[-1], lines[-2]
         m = YES_NO_OPENING.match(last)
-        head = _JUSTIFICATION.split(last[m.end() :], 1)[0] if m else ""
         bare = m is not None and not last[m.end() :].strip(" .!*")  # a lone "No." answers after any line but a question
-        if m and not before.endswith("?") and (bare or not re.match(r"(?:so|thus|hence|therefore)\b", before, re.IGNORECASE)) \
-                and not re.search(r"[\d$\\]", head) and not _CONFIRMING.match(last):
+        # (never "Yes, so she has 12 apples." nor "Yes, $5$.": a conclusion or a value after the yes is the statement)
+        states_value = m is not None and (re.match(r"\W*(?:so|thus|hence|therefore)\b", last[m.end() :], re.IGNORECASE)
+                                          or not re.search(r"[A-Za-z]{2,}", last[m.end() :]) and re.search(r"\d", last))
+        if m and not before.endswith("?") and not states_value and not _CONFIRMING.match(last) \
+                and (bare or not re.match(r"(?:so|thus|hence|therefore)\b", before, re.IGNORECASE)):
             return Statement(m.group(1), "yes-no-opening", len(region))
     opening = paragraphs[-1].strip()
     m = YES_NO_OPENING.match(opening)
     if m is None or _CONFIRMING.match(opening):
         return None
     earlier = region.rstrip()[: len(region.rstrip()) - len(opening)].rstrip()
-    if earlier.endswith("?") and "\n" in earlier.strip():  # a question the text asked itself, answered here
+    if _CHECK_QUESTION.search(earlier) and "\n" in earlier.strip():  # a check the text asked itself ("Is that reasonable?")
         return None
     return Statement(m.group(1), "yes-no-opening", len(region))
 

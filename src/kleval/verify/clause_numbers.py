@@ -5,7 +5,7 @@ import re
 
 from kleval.verify.clauses import drop_appositive
 from kleval.verify.glued import standalone, unit_power
-from kleval.verify.sentence_values import CONCLUDING_CLAUSE, NEGATION, is_bound, split_sentences
+from kleval.verify.sentence_values import CONCLUDING_CLAUSE, NEGATION, split_sentences
 
 # class ordinal-number: an ordinal is its number ("finished in 3rd place", "came 2nd out of 10"); the suffix is
 # looked at, never taken into the value
@@ -41,17 +41,7 @@ def main_clause_number(line: str) -> str | None:
     if clauses:
         sentence = sentence[clauses[-1].end() :]
     found = standalone_numbers(sentence.replace("$", " "))
-    opening = re.sub(r"^\W*(?:so|thus|hence|therefore|then|finally)\b,? ?", "", sentence, flags=re.IGNORECASE)
-    if len(found) >= 2 and _SUBORDINATE_OPENING.match(opening) and opening.count(",") == 1:
-        # a fronted phrase is no main clause ("So after 2 hours, the tank holds 50 liters."): the clause after its
-        # comma is, when it holds the one number
-        main = opening[opening.index(",") + 1 :]
-        numbers = standalone_numbers(main.replace("$", " "))
-        if len(numbers) == 1 and not NEGATION.search(main) and not is_bound(main, numbers[0].group(0)) \
-                and standalone(main, numbers[0].start(), numbers[0].end()):
-            return numbers[0].group(0).rstrip(",")
-        return None
-    if len(found) < 2 or _SUBORDINATE_OPENING.match(opening):
+    if len(found) < 2 or _SUBORDINATE_OPENING.match(sentence):
         return None
     first = found[0]
     split = _QUALIFIER.search(sentence, first.end()) if first else None  # "has to pay $45 for ...": after the number

@@ -13,6 +13,7 @@ from kleval.verify.sentence_values import (
     BRACKETED_CORRECTION,
     CONCLUDING,
     CONCLUDING_CLAUSE,
+    DENIED,
     HEDGED,
     NEGATION,
     NUMBER_TEXT,
@@ -130,7 +131,8 @@ def negated(sentence: str, value: str) -> bool:
     if at == -1:
         return False
     clause = re.split(r"[,;:\d$]", sentence[:at])[-1]  # a negation before another value is that value's ("not 10, it's 12")
-    return bool(NEGATION.search(clause))
+    # (a negation inside the subject, "the arrangements in which A and B are not adjacent is 72", denies no value)
+    return bool(DENIED.search(clause.rstrip(" *")))
 
 
 def conclusion(region: str) -> Statement | None:
@@ -184,7 +186,7 @@ def conclusion(region: str) -> Statement | None:
             value = None  # a word ("... is valuable.") before skipped remarks is prose, not a worded answer
         at = paragraph.rfind(sentences[index])
         if value and _set_aside_later(value, [paragraph[at + len(sentences[index]) :]] if at != -1 else sentences[index + 1 :]):
-            break  # class set-aside-later: "So x = 2 or x = 3. Checking, x = 2 is extraneous." withdraws a value of it
+            break  # class set-aside-later: "So x = 2 or x = 3. Checking, x = 2 is extraneous." withdraws a listed value
         if value:
             return Statement(clean_span(value), "conclusion-sentence" if concluding else "final-statement", offset)
         if RETRACTION.search(sentence):
@@ -192,16 +194,17 @@ def conclusion(region: str) -> Statement | None:
     return None
 
 
-_SET_ASIDE_LATER = re.compile(r"\b(?:extraneous|rejected|invalid|excluded|impossible|ruled out|discarded|(?:does not|doesn't)"
-                              r" work|fails)\b", re.IGNORECASE)
+_SET_ASIDE_LATER = (r"(?:is|are|was) (?:also )?(?:extraneous|rejected|invalid|excluded|impossible|ruled out|discarded"
+                    r"|not (?:valid|a solution))")
 
 
 def _set_aside_later(value: str, later: list[str]) -> bool:
-    """Whether a sentence after the one stating `value` sets aside one of its numbers."""
+    """Whether a sentence after a stated list of values sets one of them aside by name ("x = 2 is extraneous")."""
     text = " ".join(later)
-    if not text or not _SET_ASIDE_LATER.search(text):
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", value)
+    if len(numbers) < 2 or not text:
         return False
-    return any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", text) for n in re.findall(r"-?\d+(?:\.\d+)?", value))
+    return any(re.search(rf"(?:(?<![\w.=-])|= ?){re.escape(n)}(?![\d.]) {_SET_ASIDE_LATER}\b", text, re.IGNORECASE) for n in numbers)
 
 
 # class no-solution-sentence: a final sentence that says there is no solution ("..., so the system is inconsistent and

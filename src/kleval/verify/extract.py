@@ -52,8 +52,8 @@ _BRACKET_MATH = re.compile(r"(?<!\\)\\\[(?!\\\])(.{1,2000}?)(?<!\\)\\\]", re.DOT
 
 def dollar_delimiters(text: str) -> str:
     """`text` with `\\(...\\)` written `$...$` and `\\[...\\]` written `$$...$$`, when it holds no `$`."""
-    if "$" in text or ("\\(" not in text and "\\[" not in text):
-        return text
+    if "$" in text or ("\\(" not in text and "\\[" not in text) or "{\\(" in text:
+        return text  # (nor math inside text inside math, `\\(\\text{\\(2\\pi\\)}\\)`, whose delimiters would not pair)
     text = _BRACKET_MATH.sub(lambda m: "$$" + m.group(1) + "$$", text)
     return _PAREN_MATH.sub(lambda m: "$" + m.group(1) + "$", text)
 

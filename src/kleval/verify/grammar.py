@@ -65,7 +65,7 @@ from kleval.verify.extract import (
 from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
-from kleval.verify.restatement import drop_restatement
+from kleval.verify.restatement import drop_restatement, withdrawn_by_bracket
 from kleval.verify.sentence_values import (
     CORRECTION_AFTER_VALUE,
     HEDGED,
@@ -124,8 +124,6 @@ _HTML_BREAK = re.compile(r"<br ?/?>|</?(?:p|div|li|ul|ol|tr|h[1-6])(?: [^<>]{0,2
 _HTML_STYLE = re.compile(r"</?(?:strong|b|em|i|u|span|mark|code|sup|sub)(?: [^<>]{0,200})?>", re.IGNORECASE)
 _COURTESY_CLOSE = re.compile(r"(?:(?<=[.!\d])|\s)\s*(?:I hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|Hope (?:this|that|it)"
                              r" helps)[.!]?\s*$", re.IGNORECASE)
-_BOLD_LINE = re.compile(r"(?m)^([ \t>-]*)\*\*((?:so|thus|hence|therefore|finally|actually|####|a:|(?:the )?(?:final )?answer:)[ ,]"
-                        r"(?:(?!\*\*)[^\n]){0,400}?)\*\*([.!]?[ \t]*)$", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
@@ -171,9 +169,6 @@ def answer_region(text: str) -> str:
     # class courtesy-close: "I hope it is correct." or "Hope this helps!" closing the text ("A: 2 I hope it is correct.")
     # says nothing about the answer
     text = _COURTESY_CLOSE.sub("", text) if "ope" in text[-40:] else text
-    if "**" in text:  # class bold-line: a concluding line wholly in bold ("**Therefore, \\(x^3 = 12\\).**", "**#### 1,050**",
-        # "**A: 224000**") says what it says without the bold (other bold lines are left to the bold rules)
-        text = _BOLD_LINE.sub(lambda m: m.group(1) + m.group(2) + m.group(3), text)
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -487,6 +482,11 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
+        line_end = tail.find("\n", at)
+        if withdrawn_by_bracket(tail[sentence_start : line_end if line_end != -1 else len(tail)].rstrip()):
+            # class rejected-alternative: "So the number is 12 (but 3 x 12 = 36 fails the check)." withdraws 12, and
+            # the bracket's own numbers are no answer either
+            return None, f"a bracket after {number.strip()} sets it aside ({how}); no value is committed"
         stated_at = tail.find(digits, sentence_start)  # (the value as the sentence first states it, before its bracket)
         if CORRECTION_AFTER_VALUE.match(tail, stated_at + len(digits)):
             # class bracketed-correction (kleval.verify.sentence_values): a bracket right after the value

@@ -32,8 +32,21 @@ _SET_ASIDE_WORD = (r"(?:reject(?:ed|s)?|extraneous|discard(?:ed|s)?|invalid|impo
                    r"|possible|a solution)|(?:does not|doesn't|do not|don't) work|fails?)")
 _SETS_ASIDE = re.compile(r"(?<=[\d}%])(?: |\\[ ,;]|~)+\((?=[^()]*\b" + _SET_ASIDE_WORD + r"\b)[^()]{0,200}\)[ .!]*$",
                          re.IGNORECASE)
-_NAMED_ALTERNATIVE = re.compile(r"^\((?:the (?:other )?(?:root|solution|value|answer) )?(?:[a-z] ?= ?)?(-?\d+(?:\.\d+)?)"
-                                r" (?:is |was |would be )?(?:also )?" + _SET_ASIDE_WORD + r"\b", re.IGNORECASE)
+# (the other value is what the bracket sets aside: "x = -2 is extraneous", "the other root, x = -2, is rejected",
+# "we reject x = -2"; never a value it endorses, "(rejected; the valid root is x = 3)")
+_NAMED_ALTERNATIVE = re.compile(r"\breject(?:s|ed)? (?:[a-z] ?= ?)?(-?\d+(?:\.\d+)?)(?![\d.])"
+                                r"|(?:(?<![\w.=])|= ?)(-?\d+(?:\.\d+)?),? (?:is|was) (?:also )?" + _SET_ASIDE_WORD, re.IGNORECASE)
+
+
+def withdrawn_by_bracket(text: str) -> bool:
+    """Whether `text` ends in a bracket that sets its value aside without naming another value it rejects
+    (class rejected-alternative: "So x = -7 (rejected, since lengths must be greater than 0).")."""
+    rejected = _SETS_ASIDE.search(text[-320:])
+    if rejected is None:
+        return False
+    head = text[: len(text) - len(text[-320:]) + rejected.start()].rstrip()
+    named = [m.group(1) or m.group(2) for m in _NAMED_ALTERNATIVE.finditer(rejected.group(0))]
+    return not named or any(_same_number(head, n) for n in named)
 
 
 def drop_restatement(span: str) -> str:
@@ -43,8 +56,7 @@ def drop_restatement(span: str) -> str:
     rejected = _SETS_ASIDE.search(span[-320:])
     if rejected is not None:
         head = span[: len(span) - len(span[-320:]) + rejected.start()].rstrip()
-        named = _NAMED_ALTERNATIVE.match(rejected.group(0).lstrip(" ~\\,;"))
-        if named and head.count("(") == head.count(")") and not _same_number(head, named.group(1)):
+        if head.count("(") == head.count(")") and not withdrawn_by_bracket(span):
             return head
         return span  # the value itself set aside, or something the reader cannot tell
     remark = _REMARK.search(span[-320:])

@@ -134,7 +134,9 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
 _ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
 _PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
 # (in a conclusion, an opener states them as a copula does: "Therefore b = 21 or b = 49.", "..., so x = -2 or x = 5.")
-_LIST_LEAD = re.compile(r"(?:^|: ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?)$", re.IGNORECASE)
+_LIST_LEAD = re.compile(r"(?:^|: ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?"
+                        r"|^(?:so|thus|hence|therefore),? (?:(?:after|by|on|upon) [a-z]+ing|in conclusion|in summary|overall"
+                        r"|finally), ?)$", re.IGNORECASE)
 # (values the sentence sets aside are not its answer: "The extraneous solutions are x = 2 or x = -1.")
 _SET_ASIDE = re.compile(r"\b(?:extraneous|rejected?|invalid|excluded|not|n't|fails?|impossible)\b", re.IGNORECASE)
 
@@ -155,13 +157,21 @@ _NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|and|or|not|roots?|so
                          r"|answers?|values?)\b", re.IGNORECASE)
 
 
+def _one_value_denied(text: str, number: re.Match) -> bool:
+    """Whether the sentence denies its one number: right before it ("cannot be 5", "is not 8"), or anywhere after it
+    ("5 is not the answer"); a negation inside the subject ("the arrangements in which A and B are not adjacent is 72",
+    "the divisors that are not odd is 8") is no denial of the value."""
+    return bool(DENIED.search(text[: number.start()].rstrip(" $*")) or NEGATION.search(text[number.end() :]))
+
+
 def _denied_or_bounded(head: str) -> bool:
     """Whether the clause before a value denies it ("cannot be", "is not") or makes it a bound ("at least")."""
-    return bool(_DENIED.search(re.split(r"[,;:]", head)[-1]) or _BOUND_BEFORE.search(head.rstrip(" *_$€£\\")))
+    return bool(DENIED.search(re.split(r"[,;:]", head)[-1]) or _BOUND_BEFORE.search(head.rstrip(" *_$€£\\")))
 
 
-_DENIED = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|won't|will not|must not|never|isn't|aren't|wasn't|weren't"
-                     r"|not)\b(?: \w+){0,2} ?$|\bnot (?:possible|true|the case)\b|\bimpossible\b", re.IGNORECASE)
+DENIED = re.compile(r"(?:\b(?:is|are|was|were|be|equals?|can|could|will|would|must|should|does|do)(?: not|n't)"
+                     r"|\b(?:cannot|can't|can not|won't|isn't|aren't|wasn't|weren't|never))(?: (?:be|been|equal|equals))?"
+                     r"(?: to)? ?$|\b(?:not (?:possible|true|the case)|impossible) (?:for|that)\b[^,;:]*\b(?:be|is) ?$", re.IGNORECASE)
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
@@ -225,16 +235,18 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
                                                  and re.search(r"(?<![<>!=])=(?!=)", expression)):
                 return expression
             return None
-    if concluding and not NEGATION.search(s) and not _SET_ASIDE.search(s):
+    if concluding and not _SET_ASIDE.search(s):
         # "Therefore, Lara read 128 pages on the first day.": one value; never one the sentence sets aside ("So x = -7
-        # (rejected, since lengths are positive).")
+        # (rejected, since lengths are positive).") or denies (see `_one_value_denied`)
         outside = outside_math(s, blocks)  # never split at an escaped dollar ("$\\$18$")
         found = [m for m in _LEADING_NUMBER.finditer(outside)  # (a unit's power, `12 cm^2`, is no number)
                  if re.search(r"\d", m.group(0)) and not unit_power(outside, m.start(), m.end())]
         numbers = [m.group(0) for m in found]
-        if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2]:
+        if len(blocks) == 1 and not numbers and re.search(r"\d", blocks[0][2]) and "=" not in blocks[0][2] \
+                and not NEGATION.search(s):
             return blocks[0][2]
         if not blocks and len(numbers) == 1 and not is_bound(outside, numbers[0]) \
+                and not _one_value_denied(outside, found[0]) \
                 and standalone(outside, found[0].start(), found[0].end()):  # class glued-number: never the 2 of x^2
             return numbers[0]
         if not blocks and len(numbers) == 1 and _FACTORIAL_IN_PROSE.match(outside, found[0].end()) \
