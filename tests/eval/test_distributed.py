@@ -50,8 +50,13 @@ def test_job_finished_needs_every_sample_graded(tmp_path, data_dir):
 
 
 @pytest.mark.slow
-def test_ray_study_equals_plain_study_and_reruns_skip(tiny_checkpoint, data_dir, tmp_path, capsys):
+def test_ray_study_equals_plain_study_and_reruns_skip(tiny_checkpoint, data_dir, tmp_path, capsys, monkeypatch):
     ray = pytest.importorskip("ray")
+    # Ray renices its worker processes to 15 (RayConfig worker_niceness). Beside a busy process at
+    # nice 0 (the other pytest-xdist worker, other jobs on the machine) they then get a few percent of
+    # a core each: this test took 232 s under `-n 2` against ~50 s alone. At 0 they share the CPU
+    # evenly; no result depends on it. (The local cluster ray.init starts reads RAY_* variables.)
+    monkeypatch.setenv("RAY_worker_niceness", "0")
     from kleval.eval.checkpoints import discover
     from kleval.eval.run import evaluate
 
