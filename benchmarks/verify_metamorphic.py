@@ -239,25 +239,22 @@ def _status(row: dict, completion: str) -> str:
         return f"exception:{type(exc).__name__}"
 
 
-def changes(row: dict, names: list[str]) -> list[dict]:
-    """The verdict changes the transforms `names` cause on `row` (one dict per change)."""
-    base, out = None, []
-    for name in names:
-        new_text = rewrite(name, row["completion"])
-        if new_text is None:
-            continue
-        base = base or _status(row, row["completion"])
+def changes(row: dict, names: list[str]) -> tuple[list[str], list[dict]]:
+    """(the transforms of `names` that rewrite `row`, the verdict changes they cause: one dict per change)."""
+    rewritten = {name: text for name in names if (text := rewrite(name, row["completion"])) is not None}
+    base = _status(row, row["completion"]) if rewritten else None
+    out = []
+    for name, new_text in rewritten.items():
         new = _status(row, new_text)
         if new != base:
             out.append({"transform": name, "set": row["set"], "id": row["id"], "gold": row["gold"], "kind": row["kind"],
                         "expected": row["expected"], "before": base, "after": new, "completion": row["completion"],
                         "rewritten": new_text})
-    return out
+    return list(rewritten), out
 
 
 def _work(args):
-    row, names = args
-    return [n for n in names if rewrite(n, row["completion"]) is not None], changes(row, names)
+    return changes(*args)
 
 
 def _agrees(status: str, expected: str | None) -> bool | None:

@@ -8,7 +8,7 @@ from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
 from kleval.verify.conclusions import conclusion, negated, sentence_value
 from kleval.verify.extract import clean_span, math_blocks
-from kleval.verify.sentence_values import HEDGED, NEGATION, is_bound, outside_math, permutations_value
+from kleval.verify.sentence_values import HEDGED, NEGATION, bounds, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
 
 BARE_MAX_CHARS = 200
@@ -26,7 +26,8 @@ _CHECK_QUESTION = re.compile(r"(?:\b(?:is|does|did|would|could|can) (?:that|this
 
 def yes_no_opening(region: str) -> Statement | None:
     """The yes or no that opens the final paragraph (the statement-less path only), or its last line."""
-    paragraphs = [p for p in region.rstrip()[-1500:].split("\n\n") if p.strip()]
+    body = region.rstrip()
+    paragraphs = [p for p in body[-1500:].split("\n\n") if p.strip()]
     if not paragraphs:
         return None
     # (the last line of a text written with single line breaks, "We check the partial sums.\nYes, the sequence is
@@ -47,7 +48,7 @@ def yes_no_opening(region: str) -> Statement | None:
     m = YES_NO_OPENING.match(opening)
     if m is None or _CONFIRMING.match(opening):
         return None
-    earlier = region.rstrip()[: len(region.rstrip()) - len(opening)].rstrip()
+    earlier = body[: body.rfind(opening)].rstrip()
     if _CHECK_QUESTION.search(earlier) and "\n" in earlier.strip():  # a check the text asked itself ("Is that reasonable?")
         return None
     return Statement(m.group(1), "yes-no-opening", len(region))
@@ -118,7 +119,7 @@ def bare_answer(region: str) -> Statement | None:
     if blocks:
         outside = text[: blocks[0][0]] + " " + text[blocks[-1][1] :]
         joined = all(is_joiner(text[a[1] : b[0]]) for a, b in itertools.pairwise(blocks))
-        bounded = is_bound(text[: blocks[0][0]] + "1" + text[blocks[-1][1] :], "1")  # "is at least $\frac{1}{2}$."
+        bounded = bounds(text[: blocks[0][0]], text[blocks[-1][1] :])  # "is at least $\frac{1}{2}$."
         if not re.search(r"\d", outside) and len(_PROSE_WORD.findall(outside)) <= 12 and joined and not bounded:
             value = joined_math(text, from_start=False)
             # class permutations-of-tuple: "... $(2,2,3)$ and its permutations." answers every ordering

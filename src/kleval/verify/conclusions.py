@@ -7,7 +7,7 @@ from kleval.verify.clause_numbers import main_clause_number, stated_total, total
 from kleval.verify.commitment import RETRACTION, is_aside, opens_remark
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
 from kleval.verify.forms import worded_numbers_as_digits
-from kleval.verify.restatement import restated_value
+from kleval.verify.restatement import restated_value, set_aside_values
 from kleval.verify.sentence_values import (
     BOUND_AFTER,
     BRACKETED_CORRECTION,
@@ -194,17 +194,13 @@ def conclusion(region: str) -> Statement | None:
     return None
 
 
-_SET_ASIDE_LATER = (r"(?:is|are|was) (?:also )?(?:extraneous|rejected|invalid|excluded|impossible|ruled out|discarded"
-                    r"|not (?:valid|a solution))")
-
-
 def _set_aside_later(value: str, later: list[str]) -> bool:
     """Whether a sentence after a stated list of values sets one of them aside by name ("x = 2 is extraneous")."""
-    text = " ".join(later)
     numbers = re.findall(r"-?\d+(?:\.\d+)?", value)
-    if len(numbers) < 2 or not text:
+    if len(numbers) < 2:
         return False
-    return any(re.search(rf"(?:(?<![\w.=-])|= ?){re.escape(n)}(?![\d.]) {_SET_ASIDE_LATER}\b", text, re.IGNORECASE) for n in numbers)
+    named = set_aside_values(" ".join(later))
+    return any(n == other for n in numbers for other in named)
 
 
 # class no-solution-sentence: a final sentence that says there is no solution ("..., so the system is inconsistent and

@@ -38,27 +38,38 @@ _NAMED_ALTERNATIVE = re.compile(r"\breject(?:s|ed)? (?:[a-z] ?= ?)?(-?\d+(?:\.\d
                                 r"|(?:(?<![\w.=])|= ?)(-?\d+(?:\.\d+)?),? (?:is|was) (?:also )?" + _SET_ASIDE_WORD, re.IGNORECASE)
 
 
+def set_aside_values(text: str) -> list[str]:
+    """The values `text` names as set aside ("x = -2 is extraneous", "we reject x = -2"), as written."""
+    return [m.group(1) or m.group(2) for m in _NAMED_ALTERNATIVE.finditer(text)]
+
+
+def _setting_aside_bracket(text: str) -> tuple[str, bool] | None:
+    """(the text before a closing bracket that sets something aside, whether that bracket withdraws the value before
+    it: it names no other value it rejects, or names that one), or None without such a bracket."""
+    rejected = _SETS_ASIDE.search(text[-320:])
+    if rejected is None:
+        return None
+    head = text[: len(text) - len(text[-320:]) + rejected.start()].rstrip()
+    named = set_aside_values(rejected.group(0))
+    return head, not named or any(_same_number(head, n) for n in named)
+
+
 def withdrawn_by_bracket(text: str) -> bool:
     """Whether `text` ends in a bracket that sets its value aside without naming another value it rejects
     (class rejected-alternative: "So x = -7 (rejected, since lengths must be greater than 0).")."""
-    rejected = _SETS_ASIDE.search(text[-320:])
-    if rejected is None:
-        return False
-    head = text[: len(text) - len(text[-320:]) + rejected.start()].rstrip()
-    named = [m.group(1) or m.group(2) for m in _NAMED_ALTERNATIVE.finditer(rejected.group(0))]
-    return not named or any(_same_number(head, n) for n in named)
+    found = _setting_aside_bracket(text)
+    return found is not None and found[1]
 
 
 def drop_restatement(span: str) -> str:
     """`span` without a trailing parenthetical restatement of its value (`3/4 (0.75)` -> `3/4`) or remark on it."""
     if "(" not in span[-320:]:
         return span
-    rejected = _SETS_ASIDE.search(span[-320:])
-    if rejected is not None:
-        head = span[: len(span) - len(span[-320:]) + rejected.start()].rstrip()
-        if head.count("(") == head.count(")") and not withdrawn_by_bracket(span):
-            return head
-        return span  # the value itself set aside, or something the reader cannot tell
+    aside = _setting_aside_bracket(span)
+    if aside is not None:
+        head, withdrawn = aside
+        # (the value itself set aside, or something the reader cannot tell, keeps the bracket: nothing is read)
+        return head if head.count("(") == head.count(")") and not withdrawn else span
     remark = _REMARK.search(span[-320:])
     if remark is not None:
         head = span[: len(span) - len(span[-320:]) + remark.start()].rstrip()

@@ -157,6 +157,12 @@ _NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|and|or|not|roots?|so
                          r"|answers?|values?)\b", re.IGNORECASE)
 
 
+# a copula denied right before the value ("is not", "cannot be", "it is not possible that the answer is")
+DENIED = re.compile(r"(?:\b(?:is|are|was|were|be|equals?|can|could|will|would|must|should|does|do)(?: not|n't)"
+                     r"|\b(?:cannot|can't|can not|won't|isn't|aren't|wasn't|weren't|never))(?: (?:be|been|equal|equals))?"
+                     r"(?: to)? ?$|\b(?:not (?:possible|true|the case)|impossible) (?:for|that)\b[^,;:]*\b(?:be|is) ?$", re.IGNORECASE)
+
+
 def _one_value_denied(text: str, number: re.Match) -> bool:
     """Whether the sentence denies its one number: right before it ("cannot be 5", "is not 8"), or anywhere after it
     ("5 is not the answer"); a negation inside the subject ("the arrangements in which A and B are not adjacent is 72",
@@ -166,12 +172,7 @@ def _one_value_denied(text: str, number: re.Match) -> bool:
 
 def _denied_or_bounded(head: str) -> bool:
     """Whether the clause before a value denies it ("cannot be", "is not") or makes it a bound ("at least")."""
-    return bool(DENIED.search(re.split(r"[,;:]", head)[-1]) or _BOUND_BEFORE.search(head.rstrip(" *_$€£\\")))
-
-
-DENIED = re.compile(r"(?:\b(?:is|are|was|were|be|equals?|can|could|will|would|must|should|does|do)(?: not|n't)"
-                     r"|\b(?:cannot|can't|can not|won't|isn't|aren't|wasn't|weren't|never))(?: (?:be|been|equal|equals))?"
-                     r"(?: to)? ?$|\b(?:not (?:possible|true|the case)|impossible) (?:for|that)\b[^,;:]*\b(?:be|is) ?$", re.IGNORECASE)
+    return bool(DENIED.search(re.split(r"[,;:]", head)[-1])) or bounds(head, "")
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
@@ -337,8 +338,13 @@ BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|gr
                          r"|\+)|^[ *_,(]{0,4}(?:[A-Za-z]+[ (]{1,2}){0,2}at (?:most|least|the (?:most|least))\b", re.IGNORECASE)  # ("$70 at most")
 
 
+def bounds(before: str, after: str) -> bool:
+    """Whether the text before and after a value makes it a bound (`at least 100`, `4 or more`)."""
+    # (markup and a currency sign between the bound and its number change nothing: "at least **$70**")
+    return bool(_BOUND_BEFORE.search(before.rstrip(" *_$€£\\")) or BOUND_AFTER.match(after))
+
+
 def is_bound(text: str, number: str) -> bool:
     """Whether the one number of `text` is written as a bound (`at least 100`, `4 or more`)."""
     at = text.find(number)
-    # (markup and a currency sign between the bound and its number change nothing: "at least **$70**")
-    return at != -1 and bool(_BOUND_BEFORE.search(text[:at].rstrip(" *_$€£\\")) or BOUND_AFTER.match(text[at + len(number) :]))
+    return at != -1 and bounds(text[:at], text[at + len(number) :])
