@@ -241,6 +241,8 @@ def _status(row: dict, completion: str) -> str:
 
 def changes(row: dict, names: list[str]) -> tuple[list[str], list[dict]]:
     """(the transforms of `names` that rewrite `row`, the verdict changes they cause: one dict per change)."""
+    if row["policy"] == "exact":  # (the whole completion is the answer there: no rewrite keeps its meaning)
+        return [], []
     rewritten = {name: text for name in names if (text := rewrite(name, row["completion"])) is not None}
     base = _status(row, row["completion"]) if rewritten else None
     out = []

@@ -66,6 +66,31 @@ def confirms(text: str) -> bool:
     return bool(CONFIRMATION.search(text)) and not _DENIAL.search(text)
 
 
+# class reopened-answer: a doubt after the answer that offers other values in its place leaves no answer committed:
+# "The answer is 6.\n\nActually, the answer could be 7 or 8.", "Wait, could it be 7?", "Hmm, 7 or 8." (a doubt that
+# reaches no value, or only the stated one, leaves the statement standing; a value in passing, "Hmm, 2 or 3 of them
+# might overlap", offers nothing)
+_NUMBER = r"(?:\$?-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\})"
+_REOPENING = re.compile(
+    r"\b(?:the (?:final )?answer|it|that|the (?:result|total|value|count))(?: actually| really)? (?:could|might|may|would)"
+    r"(?: also| instead| actually| well| just| really)? be\b[^.!?\n]{0,60}"
+    r"|\b(?:could|might|may|would|should) (?:it|the (?:final )?answer|that|the (?:result|total|value|count)) (?:actually |really )?be\b"
+    r"[^.!?\n]{0,60}"
+    # ("Actually, wait: the answer is at least $\frac{2}{3}$.": a later answer phrase that no reading took as the answer)
+    r"|\bthe (?:final |correct |real )?answer (?:is|was|should be|must be)\b[^.!?\n]{0,60}"
+    # ("Actually, she needs 2 more boxes than that.")
+    r"|\b\d[\d,.]* (?:[a-z]+ ){0,2}(?:more|fewer|less|greater|smaller|higher|lower)\b[^.!?\n]{0,40}\bthan (?:that|this|it)\b"
+    rf"|^\W*(?:{_DOUBT})\W+(?:(?:maybe|perhaps|possibly|or|it'?s|it is) )*{_NUMBER}(?:,? (?:or|maybe|perhaps) {_NUMBER})*\W*$",
+    re.IGNORECASE | re.MULTILINE)
+
+
+def reopens(after: str, stated: str) -> bool:
+    """Whether the text after a statement offers another value in its place (class reopened-answer)."""
+    stated_values = {v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, stated)}
+    return any({v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, m.group(0))} - stated_values
+               for m in _REOPENING.finditer(after))
+
+
 # Openers that announce a remark (class aside-opener: "Fun fact: with five books ...", "Just for fun, ...") or a closing
 # courtesy or offer (class courtesy-offer: "I hope this helps! If you'd like, I can also find the perimeter (it's 40
 # meters).", "Let me know if you want the return trip: 2 hours."); either is an aside whatever numbers it mentions.

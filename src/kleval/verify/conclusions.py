@@ -108,6 +108,8 @@ _FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore
                       re.IGNORECASE)
 _ROUNDING = re.compile(r"^(?:\*\*)?(?:(?:Correct|Accurate|Rounded|Rounding) to|To the nearest|To (?:one|two|three|four|\d+) (?:decimal"
                       r"|significant))\b", re.IGNORECASE)
+# (a step of working, "Then she buys 12 more.", "Next, ...", is no conclusion, in bold or not)
+_STEP = re.compile(r"^\W{0,4}(?:then|next|first|second|third|after that|afterwards|now|step \d+|also)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 
@@ -135,9 +137,10 @@ def negated(sentence: str, value: str) -> bool:
     return bool(DENIED.search(clause.rstrip(" *")))
 
 
-def conclusion(region: str) -> Statement | None:
+def conclusion(region: str, marked_final: bool = False) -> Statement | None:
     """A concluding sentence of the final paragraph, or a final sentence ending in a stated value. A final
-    paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it."""
+    paragraph of asides only ("For comparison, ...", "Note: ...") is skipped for the one before it. `marked_final`:
+    the text's final sentence was set in bold, which marks it as the conclusion (class bold-final-sentence)."""
     tail = math_safe_tail(region.rstrip(), 1600)
     paragraphs = [p for p in tail.split("\n\n") if p.strip()]
     if not paragraphs:
@@ -166,7 +169,8 @@ def conclusion(region: str) -> Statement | None:
             sentence = worded_numbers_as_digits(without_parenthetical_aside(sentence))
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
-        concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))) \
+        concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))
+                          or (marked_final and index == final == len(sentences) - 1 and not _STEP.match(sentence))) \
             and not _FORWARD.match(sentence)
         if not concluding and index != final:
             if RETRACTION.search(sentence):

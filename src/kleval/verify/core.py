@@ -24,7 +24,7 @@ from kleval.verify.policy import Policy, resolve_policy
 from kleval.verify.units import unit_after, unit_word_at
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.16.0"
+VERIFIER_VERSION = "2.17.0"
 
 
 @functools.lru_cache(maxsize=65536)

@@ -50,6 +50,7 @@ from kleval.verify.commitment import (
     confirms,
     cut_off_in_statement,
     is_aside,
+    reopens,
     retraction_after,
     unclosed_think,
 )
@@ -67,8 +68,10 @@ from kleval.verify.glued import standalone
 from kleval.verify.notations import real_line_except
 from kleval.verify.restatement import drop_restatement, withdrawn_by_bracket
 from kleval.verify.sentence_values import (
+    CONCLUDING,
     CORRECTION_AFTER_VALUE,
     HEDGED,
+    bounds,
     is_bound,
     sentence_start,
     split_sentences,
@@ -127,6 +130,51 @@ _COURTESY_CLOSE = re.compile(r"(?:(?<=[.!\d])|\s)\s*(?:I hope (?:it|this|that) (
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u26FF\uFE0F\u200D]+ ?")
 
 
+# class closing-check-mark: a check mark after the text's last sentence or answer line ("... is $33$. ✅", "**42** ✅",
+# "Answer: 17 ✓", "DE = √51 ✅", "$$x = 3$$ ✅") marks the whole write-up as checked and states nothing; a mark closing a
+# check of arithmetic ("3 x 15 = 45 ✓") marks that line a verification and stays
+_CLOSING_CHECK = re.compile(r"(?:[ \t]*[\u2713\u2714\u2705])+[ \t]*$")
+
+
+def _without_closing_check(text: str) -> str:
+    m = _CLOSING_CHECK.search(text)
+    if m is None:
+        return text
+    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    line = re.split(r"(?<=[a-z0-9$][.!?]) +(?=[A-Z])", line)[-1]  # the sentence that the mark closes
+    relation = re.search(r"=|\\approx|≈", line)
+    sentence = line.rstrip(" *$").endswith((".", "!")) and len(re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", line)) >= 3
+    if relation is None or sentence or re.match(r"\W{0,4}[A-Za-z][^:=\n]{0,40}:\s", line):
+        return text[: m.start()]  # no relation, or a labelled result ("Total for the year: 104,000 + 5,200 = $109.2k ✅")
+    left = re.sub(r"\$|\*\*|\\[()\[\]]|\\(?:times|cdot|div)\b", " ", line[: relation.start()])
+    left = re.sub(r"^\W*(?:[A-Za-z]{2,},? )+", "", left)  # ("Indeed 15 x 3 = 45 ✓")
+    if re.fullmatch(r"[\d\s.,()]*\d[\d\s.,()]*(?:[-+*/^×x·÷−][\d\s.,()]*\d[\d\s.,()]*)+", left):
+        return text  # a check of arithmetic ("3 x 15 = 45 ✓", "7+7=14 ✓"): a verification line, marked as one
+    return text[: m.start()]
+
+
+# class bold-final-sentence: a final sentence set in bold ("**The area of the triangle is 12 square units.**", "No,
+# that's wrong. **There are 8 such numbers instead.**", "**#### 1000**") is read as that sentence, so that every rule
+# for sentences (asides, retractions, denials) reads it too; a bold value or a bold answer line ("**42**", "**Answer:
+# 42**") stays, for the bold-value rules
+_BOLD_FINAL_SENTENCE = re.compile(r"(?:^|(?<=\n)|(?<=[.!?:] ))\*\*([^*\n]{8,400})\*\*([.!]?)[ \t]*$")
+
+
+def _unbolded_final_sentence(text: str) -> str:
+    m = _BOLD_FINAL_SENTENCE.search(text)
+    if m is None:
+        return text
+    content = m.group(1)
+    if re.match(r"\W{0,2}(?:[A-J][:.)]|\([A-J]\))(?=[^\n]*[A-Za-z]{2})", content):
+        return text  # an option and its text ("**B: buildings will be made safer**") is the choice's answer line
+    words = re.findall(r"(?<![\\$])\b[A-Za-z]{2,}\b", re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", content))
+    # (a sentence; also a labelled line, "**A: 57500**", "**Final result: 2**", or a conclusion, "**Therefore x=2.**")
+    if len(words) < 3 and not re.match(r"\W{0,2}(?:####|[A-Za-z][A-Za-z ]{0,30}:\s|answer\b)", content, re.IGNORECASE) \
+            and not CONCLUDING.match(content):
+        return text
+    return text[: m.start()] + content + m.group(2)
+
+
 # class footnote: a markdown footnote ("[^1]: A reference for the formula.") is no statement; one that doubts,
 # retracts or states a value ("[^1]: Wait, I made a mistake", "[^a]: or 50", "[^1]: Some answer keys give 50 days.")
 # leaves the completion committed to no answer
@@ -152,7 +200,24 @@ def _without_footnotes(text: str) -> str:
 @functools.lru_cache(maxsize=256)
 def answer_region(text: str) -> str:
     """The part of a completion that can hold its final answer: after the last `</think>` (a box inside
-    the thinking is a guess, not the answer); nothing when a `<think>` is never closed."""
+    the thinking is a guess, not the answer); nothing when a `<think>` is never closed. A final sentence set in bold
+    is read without its bold (class bold-final-sentence)."""
+    region = _marked_region(text)
+    return _unbolded_final_sentence(region) if "**" in region[-6:] else region
+
+
+def bold_final_sentence(text: str) -> str | None:
+    """The final sentence of the answer region when it is set in bold (class bold-final-sentence), without its bold."""
+    region = _marked_region(text)
+    if "**" not in region[-6:]:
+        return None
+    m = _BOLD_FINAL_SENTENCE.search(region)
+    return m.group(1) if m and _unbolded_final_sentence(region) != region else None
+
+
+@functools.lru_cache(maxsize=256)
+def _marked_region(text: str) -> str:
+    """The answer region with its markup (answer_region before a bold final sentence is unbolded)."""
     if "<!--" in text:  # class html-comment: a comment is never shown to a reader, so nothing in it is stated
         text = _HTML_COMMENT.sub(" ", text)
     if "[^" in text:  # class footnote
@@ -160,15 +225,18 @@ def answer_region(text: str) -> str:
     if "<" in text:  # class html-markup: line breaks and paragraphs end lines; emphasis tags only style
         text = _HTML_BREAK.sub("\n", text)
         text = _HTML_STYLE.sub("", text)
-    text = unicode_math(unify_box_commands(compact_whitespace(text)))  # class unicode-math: "10π", "–0.25", "½"
+    text = unify_box_commands(compact_whitespace(text))
     if not text.isascii():
         text = text.translate(_FULLWIDTH)  # "答案：7。" ends its sentence like "Answer: 7."
         # class emoji: pictographs decorate ("... is 36. 🎉", "**$1,102.50** 😊") and would hide a sentence's end;
         # check marks (✓ ✔ ✅, which mark a verification) and symbols such as ° stay
-        text = _EMOJI.sub("", text)
+        text = _without_closing_check(_EMOJI.sub("", text))
     # class courtesy-close: "I hope it is correct." or "Hope this helps!" closing the text ("A: 2 I hope it is correct.")
-    # says nothing about the answer
-    text = _COURTESY_CLOSE.sub("", text) if "ope" in text[-40:] else text
+    # says nothing about the answer (removed before Unicode math is read: "x = ½ I hope ..." is no math "½ I")
+    if "ope" in text[-40:]:
+        text = _COURTESY_CLOSE.sub("", _COURTESY_CLOSE.sub("", text))  # (also one written twice)
+        text = text if text.isascii() else _without_closing_check(text)  # ("... is 33. ✅ I hope it is correct.")
+    text = unicode_math(text)  # class unicode-math: "10π", "–0.25", "½"
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -231,7 +299,7 @@ def _after_retraction(region: str, statement: Statement) -> Statement | None:
         return statement  # "Actually, let me double check: $4 \\times 3 = 12$." restates the boxed 12
     if later is not None and (valueish(later.span) or not valueish(statement.span)):
         return Statement(later.span, f"{later.how} (after a retracted {statement.how})", statement.end)
-    if not WITHDRAWAL.search(after):
+    if not WITHDRAWAL.search(after) and not reopens(after, statement.span):
         return statement  # only a doubt ("Hmm, interesting"), and no new value: the statement stands
     return Statement("", f"retracted-{statement.how}", statement.end)
 
@@ -278,6 +346,43 @@ def closing_display(region: str) -> Statement | None:
 
 
 _BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
+
+
+# class labelled-list-line: a final line of labelled values ("Minimum: 3, Maximum: 12", "Width: 4 cm; Length: 9 cm")
+# states them all, as a list whose members the comparison reads by their labels (class labelled-members)
+_LABELLED_MEMBER = r"[A-Za-z][A-Za-z ]{0,24}: ?[-−$\\(]?\d[^,;:\n]{0,30}"
+_LABELLED_LIST_LINE = re.compile(rf"\W{{0,2}}({_LABELLED_MEMBER}(?:[,;] (?:and )?{_LABELLED_MEMBER}){{1,5}})\W{{0,3}}")
+
+
+def labelled_list_line(region: str) -> Statement | None:
+    """The final line when it is a list of labelled values."""
+    lines = [line.strip() for line in region.rstrip()[-300:].split("\n") if line.strip()]
+    m = _LABELLED_LIST_LINE.fullmatch(lines[-1]) if lines else None
+    return Statement(m.group(1).rstrip(" ."), "labelled-list-line", len(region)) if m else None
+
+
+_NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\}")
+
+
+def _closing_sentence(after: str) -> str | None:
+    """The last sentence of the last paragraph of `after`."""
+    paragraphs = [p for p in after.rstrip()[-800:].split("\n\n") if p.strip()]
+    sentences = split_sentences(paragraphs[-1].strip()) if paragraphs else []
+    return sentences[-1] if sentences else None
+
+
+def _open_conclusion(sentence: str, stated: str) -> bool:
+    """Whether a closing sentence holds a number that is not the statement's and that it bounds, ranges or hedges
+    rather than states (class answer-first-contradicted)."""
+    stated_numbers = {n.replace(",", "") for n in _NUMBERS.findall(stated)}
+    for m in _NUMBERS.finditer(sentence):
+        if m.group(0).replace(",", "") in stated_numbers:
+            continue
+        before, after = sentence[: m.start()].rstrip(" $"), sentence[m.end() :].lstrip(" $")
+        if bounds(before, after) or re.search(r"\b(?:between|from)\b[^.!?]{0,20}$", before, re.IGNORECASE) \
+                or re.match(r"[^.!?\w]{0,3}(?:or|to|-|–) \$?\d", after) or re.search(r"\d[ $]*(?:or|to|and) $", before):
+            return True  # "at least 8", "7 or 8", "between 7 and 8", "more than 6"
+    return False
 
 
 def _same_value(one: str, other: str) -> bool:
@@ -356,15 +461,23 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
             and re.match(r"[$*\\()\[\] .]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
-        if (last.how == "answer-phrase" or opening_box) and "\n" not in region[: last.start].strip() and last.end > 0:
-            # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with
-            # no retraction after it) and a closing
-            # conclusion that states another value ("Therefore Peter can go to the movies 6 times this week.",
-            # "Therefore, the maximum value is $81$.") commit to neither
-            later = conclusion(region[last.end :])
-            if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
-                    and not _same_value(last.span, later.span):
-                return None, f"the opening answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
+        first_line = "\n" not in region[: last.start].strip()
+        if (last.how == "answer-phrase" and (first_line or re.search(r"\d", last.span)) or opening_box and first_line) \
+                and last.end > 0:
+            # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with no
+            # retraction after it) and a closing conclusion that states another value ("Therefore Peter can go to the
+            # movies 6 times this week.", "Therefore, the maximum value is $81$.") commit to neither; so do an answer
+            # phrase anywhere and a closing sentence that opens as a conclusion ("Therefore, ...") and states another
+            # value, or bounds, ranges or hedges one ("Hence, she needs at least 8 boxes.", "Thus, 7 or 8 boxes.")
+            after = region[last.end :]
+            closing = _closing_sentence(after)
+            opens = closing is not None and CONCLUDING.match(closing) is not None and not is_aside(closing)
+            later = conclusion(after)
+            if later is not None and later.how == "conclusion-sentence" and (first_line or opens) \
+                    and re.search(r"\d", later.span) and not _same_value(last.span, later.span):
+                return None, f"the answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
+            if later is None and opens and _open_conclusion(closing, last.span):
+                return None, f"the answer {last.span[:30]!r} and a closing conclusion that bounds or hedges another value differ"
         # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
         # than retracted by a later "I misread the question at first")
         corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
@@ -395,11 +508,17 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
     if difference is not None:  # class prose-set: "The domain is all real numbers except $2$."
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
-    for finder in ((bare_answer, bold_final_line, yes_no_opening, conclusion) if short
-                   else (bold_final_line, yes_no_opening, closing_display, conclusion, option_value_line, bare_answer)):
+    for finder in ((bare_answer, bold_final_line, yes_no_opening, labelled_list_line, conclusion) if short
+                   else (bold_final_line, yes_no_opening, closing_display, labelled_list_line, conclusion, option_value_line,
+                         bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how
+    if bold_final_sentence(text) is not None:
+        # class bold-final-sentence: the bold marks the final sentence as the conclusion ("**The price rose by 15%.**")
+        found = conclusion(region, marked_final=True)
+        if found is not None and found.span:
+            return drop_restatement(found.span), "bold-final-sentence"
     if short:  # class short-statement (kleval.verify.short_statement): "She has €45 left." states its one quantity
         value = short_statement(without_closing_asides(region))
         if value:
@@ -519,7 +638,7 @@ def _scaled(digits: str, scale: str) -> str:
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
-    if span is None and (how.startswith(("the answer line is empty", "several ####", "the opening answer", "a footnote"))
+    if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "a footnote"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
     if span is not None and re.search(r"\d", span):
