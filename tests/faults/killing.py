@@ -3,9 +3,15 @@
 Shared by tests/faults/test_kills.py (a few kills) and benchmarks/faults.py (many). The child
 runs in its own process group so that after killing the main process we can check that its
 grading workers leave by themselves (they see EOF on their pipe) instead of lingering.
+
+Two ways to pick the moment: `kill_at_random` draws it in seconds (a window measured on a clean
+run, so the kills miss when the killed runs go faster than the measured one); `kill_at_progress`
+draws it in units of work the run leaves on disk (log rows, say), so it lands mid-run whatever the
+load.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -16,6 +22,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from faultkit import child_env, kleval_argv
 
@@ -27,6 +34,7 @@ class KillReport:
     finished_early: int = 0  # times the command ended before its kill moment
     moments: list = field(default_factory=list)
     lingering_workers: int = 0
+    progress: list = field(default_factory=list)  # kill_at_progress: (units on disk at start, at the kill)
 
 
 def _group_gone(pgid: int, within: float) -> bool:
@@ -60,6 +68,59 @@ def kill_at_random(argv: list[str], *, kills: int, window: tuple[float, float], 
             report.lingering_workers += 1
             os.killpg(child.pid, signal.SIGKILL)
     return report
+
+
+def kill_at_progress(argv: list[str], *, kills: int, progress: Callable[[], int], total: int, rng: random.Random,
+                     env: dict[str, str] | None = None, report: KillReport | None = None,
+                     timeout: float = 300) -> KillReport:
+    """Start `kleval argv` `kills` times, SIGKILL each once it has added a random number of units of work.
+
+    `progress()` counts the units on disk now (complete log rows, say) and `total` is what a whole
+    run leaves. Each run is killed as soon as it has added between 1 and its share of what is left
+    (split evenly among this kill, those still to come and the run that finishes the job), so the
+    kill finds it with work still to do however fast or slow the machine is: no clock is involved.
+    A run counts as killed only when SIGKILL is what ended it (its exit status says so); one that
+    exited first counts in finished_early. A run that has not reached its kill point after `timeout`
+    seconds is a hang: TimeoutError.
+    """
+    report = report or KillReport(argv[0])
+    for left in range(kills, 0, -1):
+        start = progress()
+        target = start + rng.randint(1, max(1, (total - start) // (left + 1)))
+        child = subprocess.Popen(kleval_argv(*argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=child_env(**(env or {})), start_new_session=True)
+        started = time.monotonic()
+        while child.poll() is None and progress() < target and time.monotonic() - started < timeout:
+            time.sleep(0.02)
+        reached, moment = progress(), time.monotonic() - started
+        child.send_signal(signal.SIGKILL)  # a no-op once poll() has seen the exit
+        if child.wait() == -signal.SIGKILL:
+            if reached < target:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.pid, signal.SIGKILL)
+                raise TimeoutError(f"{argv[0]} went from {start} to {reached} units of work in {timeout} s, "
+                                   f"not to {target}")
+            report.kills += 1
+            report.moments.append(round(moment, 2))
+            report.progress.append((start, reached))
+        else:
+            report.finished_early += 1
+        if not _group_gone(child.pid, 20):
+            report.lingering_workers += 1
+            os.killpg(child.pid, signal.SIGKILL)
+    return report
+
+
+def study_rows(study: Path) -> int:
+    """Complete rows in the study's samples/ and scores/ logs (a torn last line does not count)."""
+    return sum(path.read_bytes().count(b"\n") for folder in ("samples", "scores")
+               for path in (study / folder).rglob("*.jsonl"))
+
+
+def train_units(run: Path) -> int:
+    """Complete train_log.jsonl rows plus global_step_N directories (a save begins with its directory)."""
+    log = run / "train_log.jsonl"
+    return (log.read_bytes().count(b"\n") if log.exists() else 0) + len(list(run.glob("global_step_*")))
 
 
 def run_to_end(argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
