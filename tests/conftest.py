@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# `make test` runs the suite on pytest-xdist workers (`-n 2` in pyproject.toml). Each worker, and the
+# kleval / torchrun children its tests start (they inherit the variable), gets its share of the cores
+# as torch intra-op threads: two workers with two threads each on 2 cores oversubscribe the CPU, and
+# then every op waits for both its threads to be scheduled (see tests/real/conftest.py). Training
+# pins its own thread count (TrainConfig.threads); an explicit OMP_NUM_THREADS is kept.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+if _WORKERS > 1 and "OMP_NUM_THREADS" not in os.environ:
+    os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // _WORKERS))
+    if "torch" in sys.modules:  # a plugin imported it before this file: its pool follows the variable too
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 @pytest.fixture(scope="session")
