@@ -166,7 +166,20 @@ def foreign_answer_phrase(region: str) -> Statement | None:
         pass
     if last is None:
         return None
-    return _statement_after(region, tail, last, "answer-phrase")
+    found = _statement_after(region, tail, last, "answer-phrase")
+    if found is None:
+        # class foreign-answer-sentence: a sentence after the phrase that holds one number states it ("**Respuesta:**
+        # hay 2.598.960 manos posibles.", "**Réponse :** Diana obtiendrait **1 599 $** de plus.")
+        line = tail[last.end() :].split("\n", 1)[0]
+        numbers = _ONE_NUMBER.findall(line)
+        if len(numbers) == 1 and not re.search(r"[=<>≤≥]", line):
+            start = len(region) - len(tail) + last.start()
+            return Statement(numbers[0].strip(), "answer-phrase", start, start + (last.end() - last.start()) + len(line))
+    return found
+
+
+# (a number with its grouping, "2.598.960", "1 599", "58.500", "3,5")
+_ONE_NUMBER = re.compile(r"(?<![\w.,])-?\d{1,3}(?:(?:[.,]| (?=\d{3}\b))\d{3})*(?:[.,]\d+)?(?![\w])")
 
 
 def _statement_after(region: str, tail: str, phrase: re.Match[str], how: str) -> Statement | None:
@@ -181,6 +194,25 @@ def _statement_after(region: str, tail: str, phrase: re.Match[str], how: str) ->
         value = opening_expression(rest.lstrip(" *")) or (
             number.group(1) if number and standalone(rest, number.start(1), number.end(1)) else None)
     return Statement(value, how, start, end) if value else None
+
+
+# class value-then-phrase: the value before the phrase that names it the answer ("..., and that's how we get 45 as our
+# answer.", "That's it! 24 it is!", "So 12 is our final answer.")
+_VALUE_THEN_PHRASE = re.compile(r"(?:^|(?<=[.!?:;,] )|(?<=\n)|\b(?:get|got|have|take|obtain|so|thus|hence|then|and|with) )"
+                                r"(\$?-?\d[\d,]*(?:\.\d+)?\$?) (?:as (?:our|the|my) (?:final )?answer\b"
+                                r"|is (?:our|my) (?:final )?answer\b|it is\b(?= ?[.!]))")
+
+
+def value_then_phrase(region: str) -> Statement | None:
+    """The value of the last "N as our answer" or "N it is!" in the final window."""
+    tail = region[-WINDOW:]
+    last = None
+    for last in _VALUE_THEN_PHRASE.finditer(tail):
+        pass
+    if last is None:
+        return None
+    start = len(region) - len(tail) + last.start()
+    return Statement(last.group(1).strip("$"), "answer-phrase", start, start + len(last.group(0)))
 
 
 # class go-with: the writer's closing choice among candidates ("Two of the three paths agree, so I'll go with

@@ -17,7 +17,9 @@ from kleval.verify.statements import last_box_group, open_copy
 # number of incorrect answers", "the error term"): those would make any later remark look like a correction.
 # A WITHDRAWAL says the statement was wrong; a DOUBT ("Wait", "Hmm", "let me recheck") only reopens it, and a
 # doubt that reaches no new value leaves the statement standing.
-_WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken|miscount|miscalculat|overcount|undercount"
+_WITHDRAWAL = (r"oops|on second thought|scratch that|correction"
+               # (never someone else's mistake: "A common mistake is to report 11% instead.", class common-mistake)
+               r"|(?<!common )(?<!frequent )(?<!typical )(?<!classic )(?<!tempting )(?<!popular )(?<!usual )mistake|mistaken|miscount|miscalculat|overcount|undercount"
                r"|extraneous|(?:is|are) not (?:a )?valid|(?:does not|doesn't|do not|don't) satisfy"
                r"|double[- ]count(?:ed|ing)|let me (?:re-?do|redo|restart|start over|try again|fix|correct)|start(?:ing)? over"
                r"|I (?:forgot|missed|misread|mixed up|used the wrong|made an? )"
@@ -25,9 +27,10 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
                r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b"
                # ("\boxed{2}\n\nActually, no.", "my own calculation is different", "I get a different answer")
                r"|(?<![?]\s)(?<![?]\s\s)actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)")
-_DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|reconsider|let me (?:re-?examine|re-?think)"
+_DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|let me (?:re-?examine|re-?think)"
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
+DOUBT = re.compile(rf"\b(?:{_DOUBT})", re.IGNORECASE)
 # class earlier-mistake: after an answer that corrects a value ("So the answer is 3, not 5."), a sentence that says an
 # EARLIER attempt was wrong ("I misread the question at first.") explains that correction; it withdraws nothing said
 # since. Never with a retraction of its own ("scratch that", "this answer is wrong", "redoing it") or a new value
@@ -56,7 +59,7 @@ def retraction_after(text: str) -> re.Match | None:
 CONFIRMATION = re.compile(r"\b(?:is|was|be|are|looks|seems) (?:indeed |also |still )?(?:correct|right|consistent|valid)\b"
                           r"|\b(?:confirm(?:s|ed)?|matches|checks out|verified|holds|as expected)\b|^\W*(?:correct|yes)\b"
                           r"|[✓✔]", re.IGNORECASE)
-_DENIAL = re.compile(r"\b(?:not|isn't|doesn't|don't|never|no longer)\b[^.!?]{0,30}"
+_DENIAL = re.compile(r"\b(?:not|isn't|doesn't|don't|never|no longer|can't|cannot|couldn't|won't)\b[^.!?]{0,30}"
                      r"\b(?:correct|confirm|match|consistent|check|verif|hold|right)"
                      r"|\bincorrect\b|\binconsistent\b", re.IGNORECASE)
 
@@ -73,11 +76,16 @@ def confirms(text: str) -> bool:
 _NUMBER = r"(?:\$?-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\})"
 _REOPENING = re.compile(
     r"\b(?:the (?:final )?answer|it|that|the (?:result|total|value|count))(?: actually| really)? (?:could|might|may|would)"
-    r"(?: also| instead| actually| well| just| really)? be\b[^.!?\n]{0,60}"
+    r"(?: also| instead| actually| well| just| really)? be\b(?! (?:written|expressed|simplified|seen))(?: [A-Za-z]+){0,3}"
+    r" [$\\(]*-?\d[^.!?\n]{0,40}"
     r"|\b(?:could|might|may|would|should) (?:it|the (?:final )?answer|that|the (?:result|total|value|count)) (?:actually |really )?be\b"
-    r"[^.!?\n]{0,60}"
+    r"(?: [A-Za-z]+){0,3} [$\\(]*-?\d[^.!?\n]{0,40}"
     # ("Actually, wait: the answer is at least $\frac{2}{3}$.": a later answer phrase that no reading took as the answer)
-    r"|\bthe (?:final |correct |real )?answer (?:is|was|should be|must be)\b[^.!?\n]{0,60}"
+    r"|\bthe (?:final |correct |real )?answer (?:is|was|should be|must be) (?:(?:at least|at most|more than|less than|between"
+    r"|about|around|roughly|probably|maybe|perhaps|either|actually|really|then) ){0,2}[$\\(]*(?:-?\d|\\[dt]?frac)[^.!?\n]{0,40}"
+    # ("Wait, 13 is also possible.", "Actually, either 12 or 13 works.")
+    r"|(?:\$?-?\d[\d,.]*\$?|\$[^$\n]{1,30}\$) (?:is|are|would be|could be) also (?:possible|valid|an option|a solution|correct|right)\b"
+    r"|\beither\b[^.!?\n]{0,30}\bor\b[^.!?\n]{0,30}"
     # ("Actually, she needs 2 more boxes than that.")
     r"|\b\d[\d,.]* (?:[a-z]+ ){0,2}(?:more|fewer|less|greater|smaller|higher|lower)\b[^.!?\n]{0,40}\bthan (?:that|this|it)\b"
     rf"|^\W*(?:{_DOUBT})\W+(?:(?:maybe|perhaps|possibly|or|it'?s|it is) )*{_NUMBER}(?:,? (?:or|maybe|perhaps) {_NUMBER})*\W*$",
@@ -85,10 +93,16 @@ _REOPENING = re.compile(
 
 
 def reopens(after: str, stated: str) -> bool:
-    """Whether the text after a statement offers another value in its place (class reopened-answer)."""
+    """Whether the text after a statement offers another value in its place (class reopened-answer); never a question
+    the text answers with a no ("Wait, could it be 7? No, because she gave one away.")."""
     stated_values = {v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, stated)}
-    return any({v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, m.group(0))} - stated_values
-               for m in _REOPENING.finditer(after))
+    for m in _REOPENING.finditer(after):
+        rest = after[m.end() :]
+        if re.match(r"[^.!\n]{0,80}\?\s*(?:\*\*)?(?:no|nope|not)\b", rest, re.IGNORECASE):
+            continue
+        if {v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, m.group(0))} - stated_values:
+            return True
+    return False
 
 
 # Openers that announce a remark (class aside-opener: "Fun fact: with five books ...", "Just for fun, ...") or a closing
@@ -114,6 +128,9 @@ ASIDE = re.compile(
     r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
     r"|makes sense|excludes|ignores|counts)\b"
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
+    # class common-mistake: a remark on a mistake others make ("A common mistake is to report P(+) = 11% instead.")
+    r"|^\W{0,4}(?:note that )?(?:a|one|the most|another|the) (?:common|frequent|typical|classic|tempting|popular|usual)"
+    r"(?: [a-z]+)? (?:mistake|error|pitfall|trap|misconception|slip|wrong answer)s?\b"
     # class hypothetical-answer: "If each bus made 2 trips, the answer would be 900." varies the problem
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:the )?(?:final )?answer would (?:be|have been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"

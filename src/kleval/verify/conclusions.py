@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
-from kleval.verify.commitment import RETRACTION, is_aside, opens_remark
+from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
 from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.restatement import restated_value, set_aside_values
@@ -108,8 +108,24 @@ _FORWARD = re.compile(r"^\W{0,4}(?:so|thus|this means|that means|hence|therefore
                       re.IGNORECASE)
 _ROUNDING = re.compile(r"^(?:\*\*)?(?:(?:Correct|Accurate|Rounded|Rounding) to|To the nearest|To (?:one|two|three|four|\d+) (?:decimal"
                       r"|significant))\b", re.IGNORECASE)
-# (a step of working, "Then she buys 12 more.", "Next, ...", is no conclusion, in bold or not)
-_STEP = re.compile(r"^\W{0,4}(?:then|next|first|second|third|after that|afterwards|now|step \d+|also)\b", re.IGNORECASE)
+# (a step of working, "Then she buys 12 more.", "Next, ...", "Now we add ...", is no conclusion, in bold or not)
+_STEP = re.compile(r"^\W{0,4}(?:then|next|first|second|third|after that|afterwards|now(?=,? (?:we|let|I)\b)|step \d+|also"
+                   r"|we (?:still |now )?(?:need|have|want) to|let(?:'s| us)|we (?:will|must|should) (?:now )?(?!be\b|have\b)[a-z]+)\b",
+                   re.IGNORECASE)
+# class closing-doubt: a final sentence that doubts or reopens what came before ("But this can't be right, since she gave
+# some away.", "This is not the final answer yet.", "It could also be 11 or 13.", "Or maybe fewer.", "Hmm, this seems
+# too large.", "That's before she gives any away, though.") leaves no earlier sentence committed to
+_CLOSING_DOUBT = re.compile(
+    r"\b(?:can(?:'t|not| not) be (?:right|correct)|not (?:yet )?(?:the|my) final\b|I (?:don't|do not) think\b|I doubt\b"
+    r"|doubt (?:this|that|it)\b|seems? (?:too (?:large|small|big|high|low|much|many|few)|wrong|off)\b"
+    r"|(?:could|might|may) (?:also|instead|well) be\b(?! (?:written|expressed|seen|thought|simplified|checked|verified))"
+    r"|or (?:maybe|perhaps|possibly)\b|not sure\b|may be wrong\b|might be wrong\b|(?:cannot|can't|can not) (?:determine|tell)\b"
+    r")|^\W*(?:but |and )?or\b|,? though\W*$|\?\W*$", re.IGNORECASE)
+
+
+def closing_doubt(sentence: str) -> bool:
+    """Whether a final sentence doubts or reopens the statement before it (class closing-doubt)."""
+    return bool(_CLOSING_DOUBT.search(sentence.strip().strip("*")))
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 
@@ -155,6 +171,8 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
     if not sentences:  # nothing but asides: the last one is read as before (a lone "Check: 7 x 6 = 42" line)
         paragraph = paragraphs[-1]
         sentences = split_sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
+    if sentences and (closing_doubt(sentences[-1]) or DOUBT.search(sentences[-1]) and not re.search(r"\d", sentences[-1])):
+        return None  # class closing-doubt (also a doubt without a value, "Let me reconsider this.", "Hmm, I doubt this.")
     offset = len(region) - len(tail) + tail.rfind(paragraph)
     final = len(sentences) - 1
     # (a closing sentence whose value is in words, "So it takes three bolts in total.", is no remark)

@@ -31,6 +31,7 @@ from kleval.verify.answer_phrases import (
     foreign_answer_phrase,
     go_with_statement,
     last_answer_phrase,
+    value_then_phrase,
     valueish,
 )
 from kleval.verify.bare_answers import (
@@ -54,7 +55,7 @@ from kleval.verify.commitment import (
     retraction_after,
     unclosed_think,
 )
-from kleval.verify.conclusions import conclusion, no_solution_statement
+from kleval.verify.conclusions import closing_doubt, conclusion, no_solution_statement
 from kleval.verify.conclusions import negated as clause_negates
 from kleval.verify.extract import (
     boxes_with_positions,
@@ -71,7 +72,6 @@ from kleval.verify.sentence_values import (
     CONCLUDING,
     CORRECTION_AFTER_VALUE,
     HEDGED,
-    bounds,
     is_bound,
     sentence_start,
     split_sentences,
@@ -144,6 +144,8 @@ def _without_closing_check(text: str) -> str:
     line = re.split(r"(?<=[a-z0-9$][.!?]) +(?=[A-Z])", line)[-1]  # the sentence that the mark closes
     relation = re.search(r"=|\\approx|≈", line)
     sentence = line.rstrip(" *$").endswith((".", "!")) and len(re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", line)) >= 3
+    if re.search(r"\b(?:check|verif|substitut|plug|confirm|recheck|double-check)", line, re.IGNORECASE):
+        return text  # a verification line, marked as one ("Wait, let me verify: 5 hours × 60 mph = 300 miles ✓")
     if relation is None or sentence or re.match(r"\W{0,4}[A-Za-z][^:=\n]{0,40}:\s", line):
         return text[: m.start()]  # no relation, or a labelled result ("Total for the year: 104,000 + 5,200 = $109.2k ✅")
     left = re.sub(r"\$|\*\*|\\[()\[\]]|\\(?:times|cdot|div)\b", " ", line[: relation.start()])
@@ -157,7 +159,7 @@ def _without_closing_check(text: str) -> str:
 # that's wrong. **There are 8 such numbers instead.**", "**#### 1000**") is read as that sentence, so that every rule
 # for sentences (asides, retractions, denials) reads it too; a bold value or a bold answer line ("**42**", "**Answer:
 # 42**") stays, for the bold-value rules
-_BOLD_FINAL_SENTENCE = re.compile(r"(?:^|(?<=\n)|(?<=[.!?:] ))\*\*([^*\n]{8,400})\*\*([.!]?)[ \t]*$")
+_BOLD_FINAL_SENTENCE = re.compile(r"(?:^|(?<=\n)|(?<=[.!?:] ))\*\*([^*\n]{3,400})\*\*([.!]?)[ \t]*$")
 
 
 def _unbolded_final_sentence(text: str) -> str:
@@ -173,6 +175,24 @@ def _unbolded_final_sentence(text: str) -> str:
             and not CONCLUDING.match(content):
         return text
     return text[: m.start()] + content + m.group(2)
+
+
+_CONGRUENCE = re.compile(r"(?:\\equiv|≡) ?(-?\d+)(\$?) ?(?:\\pmod ?\{ ?\d+ ?\}|\\pmod ?\d+|\\bmod ?\{?\d+\}?|\\mod ?\{?\d+\}?"
+                         r"|\((?:\\text\{)?mod\}? ?\d+\)|\(\\(?:bmod|mod) ?\d+\))")
+def _computed_residue(m: re.Match) -> str:
+    """A congruence of a computation (`17^{-1} \\equiv 44 \\pmod{83}`, `2^{10} ≡ 4 (mod 10)`) states its residue; one of
+    a variable (`x \\equiv 3 \\pmod{7}`) states a residue class and stays (class congruence)."""
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    lhs = re.split(r"[$\n:,=]|\\\(|\\boxed\{|\b(?:so|thus|hence|is|then)\b", before)[-1]
+    lhs = re.sub(r"\\(?:cdot|times|left|right)\b", " ", lhs)
+    if re.search(r"[A-Za-z]", lhs) or not re.search(r"\d", lhs):
+        return m.group(0)  # (a variable on the left: a residue class, or a condition on it)
+    return "= " + m.group(1) + m.group(2)
+
+
+_J_DECLARED = re.compile(r"\bj\b[^.\n]{0,30}\bimaginary unit\b|\bimaginary unit\b[^.\n]{0,12}\bj\b|\bj ?= ?\\?sqrt ?[{(]? ?[−-]1"
+                         r"|\bj(?:\^2|²) ?= ?[−-] ?1\b")
+_BELOW_ZERO = re.compile(r"(?<![\d.,-])(\d+(?:\.\d+)?)( ?(?:°|degrees?)(?: ?(?:Celsius|Fahrenheit|C|F)\b)?)? below zero\b")
 
 
 # class footnote: a markdown footnote ("[^1]: A reference for the formula.") is no statement; one that doubts,
@@ -237,6 +257,16 @@ def _marked_region(text: str) -> str:
         text = _COURTESY_CLOSE.sub("", _COURTESY_CLOSE.sub("", text))  # (also one written twice)
         text = text if text.isascii() else _without_closing_check(text)  # ("... is 33. ✅ I hope it is correct.")
     text = unicode_math(text)  # class unicode-math: "10π", "–0.25", "½"
+    if "≡" in text or "\\equiv" in text:  # class congruence-value: "17⁻¹ ≡ 44 (mod 83)" answers its residue, 44
+        text = _CONGRUENCE.sub(_computed_residue, text)
+    if "neither" in text:  # class neither-even-nor-odd: MATH's answer word for "neither even nor odd" is "neither"
+        text = re.sub(r"\bneither (?:an )?(?:even|odd)(?: function)? nor (?:an )?(?:even|odd)(?: function)?\b", "neither", text)
+    # class engineering-j: a text that declares j the imaginary unit ("Using j for the imaginary unit", "j² = −1")
+    # writes complex numbers with it: "6 − 5j" is 6 - 5i
+    if ("imaginary" in text or "-1" in text or "−1" in text) and _J_DECLARED.search(text):
+        text = re.sub(r"(?<=[\d\s)(+\-−*/·])j\b(?![(_^])", "i", text)
+    if "below zero" in text:  # class below-zero: "10 degrees below zero" is -10 degrees
+        text = _BELOW_ZERO.sub(lambda m: "-" + m.group(1) + (" " + m.group(2).strip() if m.group(2) else ""), text)
     special = _CHAT_TOKEN.search(text)
     if special and text[: special.start()].strip():  # "... is 2/3. <|im_start|>user": the next turn is not the answer
         text = text[: special.start()]
@@ -348,6 +378,18 @@ def closing_display(region: str) -> Statement | None:
 _BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
 
 
+# class code-output: a completion that ends with a tool's output block (the tool-integrated format of Qwen2.5-Math:
+# "```python ... print(...)```\n```output\n[3, 5, 7]\n```") answers with that output when it is one short line
+_OUTPUT_BLOCK_AT_END = re.compile(r"```output[ \t]*\n([^\n`]{1,80})\n[ \t]*```\s*$")
+
+
+def code_output(region: str) -> Statement | None:
+    m = _OUTPUT_BLOCK_AT_END.search(region[-200:])
+    if m is None or re.search(r"error|traceback|exception", m.group(1), re.IGNORECASE):
+        return None
+    return Statement(m.group(1).strip().strip("[]()").strip(), "code-output", len(region))
+
+
 # class labelled-list-line: a final line of labelled values ("Minimum: 3, Maximum: 12", "Width: 4 cm; Length: 9 cm")
 # states them all, as a list whose members the comparison reads by their labels (class labelled-members)
 _LABELLED_MEMBER = r"[A-Za-z][A-Za-z ]{0,24}: ?[-−$\\(]?\d[^,;:\n]{0,30}"
@@ -358,10 +400,28 @@ def labelled_list_line(region: str) -> Statement | None:
     """The final line when it is a list of labelled values."""
     lines = [line.strip() for line in region.rstrip()[-300:].split("\n") if line.strip()]
     m = _LABELLED_LIST_LINE.fullmatch(lines[-1]) if lines else None
-    return Statement(m.group(1).rstrip(" ."), "labelled-list-line", len(region)) if m else None
+    if m is None:
+        return None
+    members = [member.strip() for member in re.split(r"[,;] (?:and )?(?=[A-Za-z][A-Za-z ]{0,24}:)", m.group(1).rstrip(" ."))]
+    labels = [member.split(":")[0].strip().lower() for member in members]
+    # ("Apples: 5, Oranges: 7, Total: 12" answers 12; "Result: 12, Check: 12" answers 12: a check is no member)
+    named = [member for member, label in zip(members, labels) if re.fullmatch(r"(?:the )?(?:total|sum|answer|final answer"
+                                                                              r"|result|final result|overall|altogether)", label)]
+    kept = [member for member, label in zip(members, labels) if not re.match(r"check|verif", label)]
+    if len(named) == 1 or len(kept) == 1:
+        value = (named or kept)[0].split(":", 1)[1].strip()
+        return Statement(value, "labelled-list-line", len(region))
+    return Statement(", ".join(kept), "labelled-list-line", len(region))
 
 
 _NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\}")
+
+
+_NUM = r"-?\d[\d,]*(?:\.\d+)?"
+_BOUNDED_VALUE = re.compile(
+    rf"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than|up to) \$?{_NUM}"
+    rf"|(?<![\d.,]){_NUM}\$? ?(?:or (?:more|fewer|less|so))\b|\bbetween \$?{_NUM}\$? and \$?{_NUM}"
+    rf"|(?<!from )(?<!from \$)(?<![\d.,$]){_NUM}\$? (?:or|to) \$?{_NUM}", re.IGNORECASE)
 
 
 def _closing_sentence(after: str) -> str | None:
@@ -373,15 +433,12 @@ def _closing_sentence(after: str) -> str | None:
 
 def _open_conclusion(sentence: str, stated: str) -> bool:
     """Whether a closing sentence holds a number that is not the statement's and that it bounds, ranges or hedges
-    rather than states (class answer-first-contradicted)."""
+    rather than states (class answer-first-contradicted): "at least 8", "7 or 8", "between 7 and 8", "more than 6",
+    never "from $50 to $40" (a change) nor "$120, or $40 per day" (the same value put another way)."""
     stated_numbers = {n.replace(",", "") for n in _NUMBERS.findall(stated)}
-    for m in _NUMBERS.finditer(sentence):
-        if m.group(0).replace(",", "") in stated_numbers:
-            continue
-        before, after = sentence[: m.start()].rstrip(" $"), sentence[m.end() :].lstrip(" $")
-        if bounds(before, after) or re.search(r"\b(?:between|from)\b[^.!?]{0,20}$", before, re.IGNORECASE) \
-                or re.match(r"[^.!?\w]{0,3}(?:or|to|-|–) \$?\d", after) or re.search(r"\d[ $]*(?:or|to|and) $", before):
-            return True  # "at least 8", "7 or 8", "between 7 and 8", "more than 6"
+    for m in _BOUNDED_VALUE.finditer(sentence):
+        if {n.replace(",", "") for n in _NUMBERS.findall(m.group(0))} - stated_numbers:
+            return True
     return False
 
 
@@ -453,7 +510,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
                 and not re.search(r"\b(?:if|when|unless|assuming|provided)\b", region[earlier.start : cut], re.IGNORECASE):
             phrase = earlier
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
-                              foreign_answer_phrase(region), go_with_statement(region)) if s]
+                              foreign_answer_phrase(region), go_with_statement(region), value_then_phrase(region)) if s]
     if statements:
         committed = [s for s in statements if s.how != "hypothetical-answer-phrase"]
         last = max(committed or statements, key=lambda s: s.start)
@@ -467,19 +524,25 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with no
             # retraction after it) and a closing conclusion that states another value ("Therefore Peter can go to the
             # movies 6 times this week.", "Therefore, the maximum value is $81$.") commit to neither; so do an answer
-            # phrase anywhere and a closing sentence that opens as a conclusion ("Therefore, ...") and states another
-            # value, or bounds, ranges or hedges one ("Hence, she needs at least 8 boxes.", "Thus, 7 or 8 boxes.")
+            # phrase anywhere and a closing sentence that opens as a conclusion ("Therefore, ...") and bounds, ranges or
+            # hedges another value ("Hence, she needs at least 8 boxes.", "Thus, 7 or 8 boxes."). (Another value stated
+            # plainly after an answer phrase mid-text is often the same answer in other units, "So it takes him 120
+            # minutes.", which the comparison of two numbers cannot see.)
             after = region[last.end :]
             closing = _closing_sentence(after)
             opens = closing is not None and CONCLUDING.match(closing) is not None and not is_aside(closing)
             later = conclusion(after)
-            if later is not None and later.how == "conclusion-sentence" and (first_line or opens) \
+            if later is not None and later.how == "conclusion-sentence" and first_line \
                     and re.search(r"\d", later.span) and not _same_value(last.span, later.span):
                 return None, f"the answer {last.span[:30]!r} and the closing conclusion {later.span[:30]!r} differ"
             if later is None and opens and _open_conclusion(closing, last.span):
                 return None, f"the answer {last.span[:30]!r} and a closing conclusion that bounds or hedges another value differ"
         # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
         # than retracted by a later "I misread the question at first")
+        closing = _closing_sentence(region[last.end :]) if last.end >= 0 else None
+        if closing and closing_doubt(closing) and not is_aside(closing) and not confirms(closing):
+            # class closing-doubt: "The answer is 12. But this can't be right, since she gave some away."
+            return None, f"the closing sentence {closing[:40]!r} doubts the {last.how} answer; no answer is committed"
         corrects = bool(_CORRECTION_TAIL.search(last.span[1:]))
         if last.end >= 0 and (retraction_after if corrects else RETRACTION.search)(region[last.end :]):
             # class retracted-statement: "\boxed{20}? Wait, ... Therefore, the total is 24."
@@ -509,8 +572,8 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, labelled_list_line, conclusion) if short
-                   else (bold_final_line, yes_no_opening, closing_display, labelled_list_line, conclusion, option_value_line,
-                         bare_answer)):
+                   else (bold_final_line, yes_no_opening, closing_display, code_output, labelled_list_line, conclusion,
+                         option_value_line, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
             return drop_restatement(found.span), found.how

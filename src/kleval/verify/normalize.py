@@ -119,11 +119,17 @@ _DOUBLED_BACKSLASH = re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|left|right|sqrt|pi
 _ARRAY_ENV = re.compile(r"\\begin\{array\}\{[lcr| ]*\}(.*?)\\end\{array\}", re.DOTALL)
 _SMALL_MATRIX = re.compile(r"(?:\\left ?[(\[] ?)?\\begin\{smallmatrix\}(.*?)\\end\{smallmatrix\}(?: ?\\right ?[)\]])?", re.DOTALL)
 _BRACKETED_MATRIX = re.compile(r"^[(\[] ?(\\begin\{[pbvBV]?matrix\}.*\\end\{[pbvBV]?matrix\}) ?[)\]]$", re.DOTALL)
-_PLAIN_FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(pi|sqrt|exp|sin|cos|tan|ln|log|infty)(?![A-Za-z])")
+_PLAIN_FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(pi|sqrt|exp|arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|log"
+                              r"|infty)(?![A-Za-z])")
+# class code-math: Python's math as datasets and models write it (`np.arcsin(10/13)`, `math.sqrt(2)*3`, `np.pi`):
+# the module prefix names nothing; the function is the one LaTeX writes (never `np.` in prose, "np. 5")
+_MODULE_PREFIX = re.compile(r"(?<![\w.])(?:np|numpy|math|sympy|sp|cmath)\.(?=[a-z]{2,8}\b)")
 
 
 def _plain_math(s: str) -> str:
     """Plain-text math as models also write it: `pi/2`, `-1 + exp(16)`, `sqrt(2)`, `2*pi` -> LaTeX."""
+    if "." in s:
+        s = _MODULE_PREFIX.sub("", s)
     s = re.sub(r"(?<![\\A-Za-z])sqrt\(([^()]{1,80})\)", r"\\sqrt{\1}", s)
     s = _PLAIN_FUNCTIONS.sub(lambda m: "\\" + m.group(1), s)
     return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
