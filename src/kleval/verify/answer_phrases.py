@@ -172,12 +172,18 @@ def foreign_answer_phrase(region: str) -> Statement | None:
         # hay 2.598.960 manos posibles.", "**Réponse :** Diana obtiendrait **1 599 $** de plus.")
         line = tail[last.end() :].split("\n", 1)[0]
         numbers = _ONE_NUMBER.findall(line)
-        if len(numbers) == 1 and not re.search(r"[=<>≤≥]", line):
+        if len(numbers) == 1 and not re.search(r"[=<>≤≥]", line) and not _FOREIGN_GUARD.search(line):
             start = len(region) - len(tail) + last.start()
             return Statement(numbers[0].strip(), "answer-phrase", start, start + (last.end() - last.start()) + len(line))
     return found
 
 
+# (never a denied, bounded or hedged number: "no es 12", "más de 100", "menos de 5", "quizás 7", "au moins 3", "etwa 5")
+_FOREIGN_GUARD = re.compile(r"\b(?:no|non|nicht|kein|pas|não|nie|not|más de|menos de|plus de|moins de|mehr als|weniger als"
+                            r"|mindestens|höchstens|au moins|au plus|al menos|como mucho|almeno|pelo menos|quizás|quizá|tal vez"
+                            r"|acaso|vielleicht|peut-être|forse|talvez|environ|aproximadamente|alrededor de|circa|etwa|ungefähr"
+                            r"|about|around|maybe|perhaps|at least|at most|more than|less than"
+                            r"|excepto|except|sauf|außer|tranne|exceto|salvo|menos)\b", re.IGNORECASE)
 # (a number with its grouping, "2.598.960", "1 599", "58.500", "3,5")
 _ONE_NUMBER = re.compile(r"(?<![\w.,])-?\d{1,3}(?:(?:[.,]| (?=\d{3}\b))\d{3})*(?:[.,]\d+)?(?![\w])")
 
@@ -204,12 +210,17 @@ _VALUE_THEN_PHRASE = re.compile(r"(?:^|(?<=[.!?:;,] )|(?<=\n)|\b(?:get|got|have|
 
 
 def value_then_phrase(region: str) -> Statement | None:
-    """The value of the last "N as our answer" or "N it is!" in the final window."""
+    """The value of the last "N as our answer" or "N it is!" in the final window, in a sentence that neither denies,
+    supposes, contrasts nor defers it ("We can't take 45 as our answer yet", "At first I got 45 as my answer, but")."""
     tail = region[-WINDOW:]
     last = None
     for last in _VALUE_THEN_PHRASE.finditer(tail):
         pass
     if last is None:
+        return None
+    sentence = tail[max(tail.rfind(". ", 0, last.start()), tail.rfind("\n", 0, last.start())) + 1 :].split("\n", 1)[0]
+    if re.search(r"\b(?:not|never|would|yet|but|at first|initially|instead|suppose|if|don't|can't|cannot)\b|n't\b", sentence,
+                 re.IGNORECASE):
         return None
     start = len(region) - len(tail) + last.start()
     return Statement(last.group(1).strip("$"), "answer-phrase", start, start + len(last.group(0)))

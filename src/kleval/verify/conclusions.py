@@ -114,13 +114,16 @@ _STEP = re.compile(r"^\W{0,4}(?:then|next|first|second|third|after that|afterwar
                    re.IGNORECASE)
 # class closing-doubt: a final sentence that doubts or reopens what came before ("But this can't be right, since she gave
 # some away.", "This is not the final answer yet.", "It could also be 11 or 13.", "Or maybe fewer.", "Hmm, this seems
-# too large.", "That's before she gives any away, though.") leaves no earlier sentence committed to
+# too large.", "I'm not sure.") leaves no earlier sentence committed to (never a closing question, "Does that make
+# sense?", nor a restatement, "Or, in simplest form, 3/4.", "It could also be written as 0.5.")
 _CLOSING_DOUBT = re.compile(
-    r"\b(?:can(?:'t|not| not) be (?:right|correct)|not (?:yet )?(?:the|my) final\b|I (?:don't|do not) think\b|I doubt\b"
-    r"|doubt (?:this|that|it)\b|seems? (?:too (?:large|small|big|high|low|much|many|few)|wrong|off)\b"
-    r"|(?:could|might|may) (?:also|instead|well) be\b(?! (?:written|expressed|seen|thought|simplified|checked|verified))"
-    r"|or (?:maybe|perhaps|possibly)\b|not sure\b|may be wrong\b|might be wrong\b|(?:cannot|can't|can not) (?:determine|tell)\b"
-    r")|^\W*(?:but |and )?or\b|,? though\W*$|\?\W*$", re.IGNORECASE)
+    r"\b(?:can(?:'t|not| not) be (?:right|correct)|not (?:yet )?(?:the|my) final (?:answer|count|result|value)\b|I doubt\b"
+    r"|(?<!no need to )(?<!n't )(?<!never )doubt (?:this|that|it)\b|seems? (?:too (?:large|small|big|high|low|much|many|few)|wrong|off)\b"
+    r"|(?:could|might|may) (?:also|instead|well) be (?!\w+ as\b)(?:[a-z]+ ){0,2}\$?-?\d"
+    r"|or (?:maybe|perhaps|possibly)\b|I(?:'m| am) not (?:sure|certain)\b|(?:may|might) be wrong\b"
+    r"|I (?:don't|do not) think (?:that|this|it)(?:'s| is)\b|(?:cannot|can't|can not) (?:determine|tell) (?:how|what|which|whether)\b)"
+    # ("Or 13 if she keeps the extra one.", never a restatement, "Or 75 cents, if you prefer.")
+    r"|^\W*(?:but )?or,? \$?-?\d[\d,.]*\$?(?: [a-z]+){0,3},? if (?!you\b)", re.IGNORECASE)
 
 
 def closing_doubt(sentence: str) -> bool:

@@ -183,15 +183,20 @@ def _computed_residue(m: re.Match) -> str:
     """A congruence of a computation (`17^{-1} \\equiv 44 \\pmod{83}`, `2^{10} ≡ 4 (mod 10)`) states its residue; one of
     a variable (`x \\equiv 3 \\pmod{7}`) states a residue class and stays (class congruence)."""
     before = m.string[max(0, m.start() - 40) : m.start()]
-    lhs = re.split(r"[$\n:,=]|\\\(|\\boxed\{|\b(?:so|thus|hence|is|then)\b", before)[-1]
+    lhs = re.split(r"[$\n:,]|\\\(|\\boxed\{|\b(?:so|thus|hence|is|then)\b", before)[-1]
+    if "=" in lhs:
+        return m.group(0)  # ("x = 10 \\equiv 3 \\pmod 7": a value and its class, as written)
     lhs = re.sub(r"\\(?:cdot|times|left|right)\b", " ", lhs)
     if re.search(r"[A-Za-z]", lhs) or not re.search(r"\d", lhs):
         return m.group(0)  # (a variable on the left: a residue class, or a condition on it)
     return "= " + m.group(1) + m.group(2)
 
 
-_J_DECLARED = re.compile(r"\bj\b[^.\n]{0,30}\bimaginary unit\b|\bimaginary unit\b[^.\n]{0,12}\bj\b|\bj ?= ?\\?sqrt ?[{(]? ?[−-]1"
-                         r"|\bj(?:\^2|²) ?= ?[−-] ?1\b")
+_COMMON_MISTAKE_AT_END = re.compile(r"(?:(?<=[.!?])[ \t]+|\n+)\W{0,4}(?:note that )?(?:a|one|another|the most) (?:common|frequent|typical"
+                                    r"|classic|tempting|popular|usual)(?: [a-z]+)? (?:mistake|error|pitfall|trap|misconception)s?"
+                                    r" (?:is|would be|here is|students make)\b[^\n]{0,300}$", re.IGNORECASE)
+_J_DECLARED = re.compile(r"\b(?:using|use|let|with|where|writing) j (?:for|as|to denote|denotes?|be|is) (?:the )?imaginary unit\b"
+                         r"|\bimaginary unit,? j\b|\bj ?= ?\\?sqrt ?[{(]? ?[−-]1|\bj(?:\^2|²) ?= ?[−-] ?1\b", re.IGNORECASE)
 _BELOW_ZERO = re.compile(r"(?<![\d.,-])(\d+(?:\.\d+)?)( ?(?:°|degrees?)(?: ?(?:Celsius|Fahrenheit|C|F)\b)?)? below zero\b")
 
 
@@ -265,6 +270,10 @@ def _marked_region(text: str) -> str:
     # writes complex numbers with it: "6 − 5j" is 6 - 5i
     if ("imaginary" in text or "-1" in text or "−1" in text) and _J_DECLARED.search(text):
         text = re.sub(r"(?<=[\d\s)(+\-−*/·])j\b(?![(_^])", "i", text)
+    if "istake" in text[-400:] or "rror" in text[-400:] or "itfall" in text[-400:]:
+        # class common-mistake: a closing remark on a mistake others make ("The answer is C. A common mistake is to
+        # report P(+) = 11% instead.") is an aside about them; it neither states nor retracts this text's answer
+        text = _COMMON_MISTAKE_AT_END.sub("", text)
     if "below zero" in text:  # class below-zero: "10 degrees below zero" is -10 degrees
         text = _BELOW_ZERO.sub(lambda m: "-" + m.group(1) + (" " + m.group(2).strip() if m.group(2) else ""), text)
     special = _CHAT_TOKEN.search(text)
@@ -378,18 +387,6 @@ def closing_display(region: str) -> Statement | None:
 _BOLD_VALUES = re.compile(r"\*\*\s*(\\?\$?-?\d[\d,]*(?:\.\d+)?%?)\s*\*\*")
 
 
-# class code-output: a completion that ends with a tool's output block (the tool-integrated format of Qwen2.5-Math:
-# "```python ... print(...)```\n```output\n[3, 5, 7]\n```") answers with that output when it is one short line
-_OUTPUT_BLOCK_AT_END = re.compile(r"```output[ \t]*\n([^\n`]{1,80})\n[ \t]*```\s*$")
-
-
-def code_output(region: str) -> Statement | None:
-    m = _OUTPUT_BLOCK_AT_END.search(region[-200:])
-    if m is None or re.search(r"error|traceback|exception", m.group(1), re.IGNORECASE):
-        return None
-    return Statement(m.group(1).strip().strip("[]()").strip(), "code-output", len(region))
-
-
 # class labelled-list-line: a final line of labelled values ("Minimum: 3, Maximum: 12", "Width: 4 cm; Length: 9 cm")
 # states them all, as a list whose members the comparison reads by their labels (class labelled-members)
 _LABELLED_MEMBER = r"[A-Za-z][A-Za-z ]{0,24}: ?[-−$\\(]?\d[^,;:\n]{0,30}"
@@ -405,13 +402,10 @@ def labelled_list_line(region: str) -> Statement | None:
     members = [member.strip() for member in re.split(r"[,;] (?:and )?(?=[A-Za-z][A-Za-z ]{0,24}:)", m.group(1).rstrip(" ."))]
     labels = [member.split(":")[0].strip().lower() for member in members]
     # ("Apples: 5, Oranges: 7, Total: 12" answers 12; "Result: 12, Check: 12" answers 12: a check is no member)
-    named = [member for member, label in zip(members, labels) if re.fullmatch(r"(?:the )?(?:total|sum|answer|final answer"
-                                                                              r"|result|final result|overall|altogether)", label)]
-    kept = [member for member, label in zip(members, labels) if not re.match(r"check|verif", label)]
-    if len(named) == 1 or len(kept) == 1:
-        value = (named or kept)[0].split(":", 1)[1].strip()
-        return Statement(value, "labelled-list-line", len(region))
-    return Statement(", ".join(kept), "labelled-list-line", len(region))
+    if any(re.fullmatch(r"(?:the )?(?:total|sum|answer|final answer|result|final result|overall|altogether|left|remaining"
+                        r"|difference|change|net|profit|check|verification)", label) for label in labels):
+        return None  # ("Apples: 5, Oranges: 7, Total: 12", "Total: 16, Used: 7, Left: 9": which one is asked is not seen)
+    return Statement(", ".join(members), "labelled-list-line", len(region))
 
 
 _NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\}")
@@ -572,7 +566,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, labelled_list_line, conclusion) if short
-                   else (bold_final_line, yes_no_opening, closing_display, code_output, labelled_list_line, conclusion,
+                   else (bold_final_line, yes_no_opening, closing_display, labelled_list_line, conclusion,
                          option_value_line, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
@@ -586,6 +580,9 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         value = short_statement(without_closing_asides(region))
         if value:
             return value, "short-statement"
+    closing = _closing_sentence(region)
+    if closing and closing_doubt(closing):
+        return None, f"the closing sentence {closing[:40]!r} doubts what came before; no answer is committed"
     return None, "no boxed answer, answer phrase, A: line, ####, concluding sentence or bare answer"
 
 
@@ -701,7 +698,7 @@ def _scaled(digits: str, scale: str) -> str:
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
-    if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "a footnote"))
+    if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
     if span is not None and re.search(r"\d", span):

@@ -128,8 +128,8 @@ _MODULE_PREFIX = re.compile(r"(?<![\w.])(?:np|numpy|math|sympy|sp|cmath)\.(?=[a-
 
 def _plain_math(s: str) -> str:
     """Plain-text math as models also write it: `pi/2`, `-1 + exp(16)`, `sqrt(2)`, `2*pi` -> LaTeX."""
-    if "." in s:
-        s = _MODULE_PREFIX.sub("", s)
+    if "." in s:  # (numpy's and math's one-argument log is the natural log)
+        s = _MODULE_PREFIX.sub("", re.sub(r"(?<![\w.])(?:np|numpy|math|cmath)\.log\((?![^()]*,)", r"\\ln(", s))
     s = re.sub(r"(?<![\\A-Za-z])sqrt\(([^()]{1,80})\)", r"\\sqrt{\1}", s)
     s = _PLAIN_FUNCTIONS.sub(lambda m: "\\" + m.group(1), s)
     return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
