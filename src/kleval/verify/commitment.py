@@ -17,8 +17,7 @@ from kleval.verify.statements import last_box_group, open_copy
 # number of incorrect answers", "the error term"): those would make any later remark look like a correction.
 # A WITHDRAWAL says the statement was wrong; a DOUBT ("Wait", "Hmm", "let me recheck") only reopens it, and a
 # doubt that reaches no new value leaves the statement standing.
-_WITHDRAWAL = (r"oops|on second thought|scratch that|correction"
-               r"|mistake|mistaken|miscount|miscalculat|overcount|undercount"
+_WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken|miscount|miscalculat|overcount|undercount"
                r"|extraneous|(?:is|are) not (?:a )?valid|(?:does not|doesn't|do not|don't) satisfy"
                r"|double[- ]count(?:ed|ing)|let me (?:re-?do|redo|restart|start over|try again|fix|correct)|start(?:ing)? over"
                r"|I (?:forgot|missed|misread|mixed up|used the wrong|made an? )"
@@ -72,12 +71,20 @@ def confirms(text: str) -> bool:
 # "The answer is 6.\n\nActually, the answer could be 7 or 8.", "Wait, could it be 7?", "Hmm, 7 or 8." (a doubt that
 # reaches no value, or only the stated one, leaves the statement standing; a value in passing, "Hmm, 2 or 3 of them
 # might overlap", offers nothing)
-_NUMBER = r"(?:\$?-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\})"
+NUMBER = r"(?:\$?-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\})"  # (a number or a fraction, as a statement writes it)
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers `text` writes, without their currency sign and thousands commas ("$1,500" -> "1500")."""
+    return {n.lstrip("$").replace(",", "") for n in re.findall(NUMBER, text)}
+
+
+_SUBJECT = r"(?:it|that|the (?:final )?answer|the (?:result|total|value|count))"
 _REOPENING = re.compile(
-    r"\b(?:the (?:final )?answer|it|that|the (?:result|total|value|count))(?: actually| really)? (?:could|might|may|would)"
+    rf"\b{_SUBJECT}(?: actually| really)? (?:could|might|may|would)"
     r"(?: also| instead| actually| well| just| really)? be\b(?! (?:written|expressed|simplified|seen))(?: [A-Za-z]+){0,3}"
     r" [$\\(]*-?\d[^.!?\n]{0,40}"
-    r"|\b(?:could|might|may|would|should) (?:it|the (?:final )?answer|that|the (?:result|total|value|count)) (?:actually |really )?be\b"
+    rf"|\b(?:could|might|may|would|should) {_SUBJECT} (?:actually |really )?be\b"
     r"(?: [A-Za-z]+){0,3} [$\\(]*-?\d[^.!?\n]{0,40}"
     # ("Actually, wait: the answer is at least $\frac{2}{3}$.": a later answer phrase that no reading took as the answer)
     r"|\bthe (?:final |correct |real )?answer (?:is|was|should be|must be) (?:(?:at least|at most|more than|less than|between"
@@ -89,21 +96,21 @@ _REOPENING = re.compile(
     r"|\b(?:is|was) it (?:actually |really |maybe )?[$\\(]*-?\d[^.!?\n]{0,20}\?"
     # ("Actually, she needs 2 more boxes than that.")
     r"|\b\d[\d,.]* (?:[a-z]+ ){0,2}(?:more|fewer|less|greater|smaller|higher|lower)\b[^.!?\n]{0,40}\bthan (?:that|this|it)\b"
-    rf"|^\W*(?:{_DOUBT})\W+(?:(?:maybe|perhaps|possibly|or|it'?s|it is) )*{_NUMBER}(?:,? (?:or|maybe|perhaps) {_NUMBER})*\W*$",
+    rf"|^\W*(?:{_DOUBT})\W+(?:(?:maybe|perhaps|possibly|or|it'?s|it is) )*{NUMBER}(?:,? (?:or|maybe|perhaps) {NUMBER})*\W*$",
     re.IGNORECASE | re.MULTILINE)
 
 
 def reopens(after: str, stated: str) -> bool:
     """Whether the text after a statement offers another value in its place (class reopened-answer); never a question
     the text answers with a no ("Wait, could it be 7? No, because she gave one away.")."""
-    stated_values = {v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, stated)}
+    stated_values = numbers_in(stated)
     for m in _REOPENING.finditer(after):
         rest = after[m.end() :]
         question = re.match(r"[^.!\n]{0,80}\?", rest)
         if question and re.search(r"(?:^|[\s,;:*])(?:no|nope)\b(?! doubt| question)", rest[question.end() : question.end() + 160],
                                   re.IGNORECASE):
             continue  # (a question the text answers with a no, at once or after its reason)
-        if {v.lstrip("$").replace(",", "") for v in re.findall(_NUMBER, m.group(0))} - stated_values:
+        if numbers_in(m.group(0)) - stated_values:
             return True
     return False
 
@@ -131,9 +138,6 @@ ASIDE = re.compile(
     r"|^\W{0,4}(?:this|that|these|it) (?:includes|include|assumes|assume|accounts|covers|corresponds|satisfies|uses"
     r"|makes sense|excludes|ignores|counts)\b"
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:instead|were|had been)\b"
-    # class common-mistake: a remark on a mistake others make ("A common mistake is to report P(+) = 11% instead.")
-    r"|^\W{0,4}(?:note that )?(?:a|one|the most|another|the) (?:common|frequent|typical|classic|tempting|popular|usual)"
-    r"(?: [a-z]+)? (?:mistake|error|pitfall|trap|misconception|slip|wrong answer)s?\b"
     # class hypothetical-answer: "If each bus made 2 trips, the answer would be 900." varies the problem
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:the )?(?:final )?answer would (?:be|have been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"

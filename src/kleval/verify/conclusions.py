@@ -129,6 +129,8 @@ _CLOSING_DOUBT = re.compile(
 def closing_doubt(sentence: str) -> bool:
     """Whether a final sentence doubts or reopens the statement before it (class closing-doubt)."""
     return bool(_CLOSING_DOUBT.search(sentence.strip().strip("*")))
+
+
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 

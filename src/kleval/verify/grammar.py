@@ -51,6 +51,7 @@ from kleval.verify.commitment import (
     confirms,
     cut_off_in_statement,
     is_aside,
+    numbers_in,
     reopens,
     retraction_after,
     unclosed_think,
@@ -142,10 +143,10 @@ def _without_closing_check(text: str) -> str:
         return text
     line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
     line = re.split(r"(?<=[a-z0-9$][.!?]) +(?=[A-Z])", line)[-1]  # the sentence that the mark closes
-    relation = re.search(r"=|\\approx|≈", line)
-    sentence = line.rstrip(" *$").endswith((".", "!")) and len(re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", line)) >= 3
     if re.search(r"\b(?:check|verif|substitut|plug|confirm|recheck|double-check)", line, re.IGNORECASE):
         return text  # a verification line, marked as one ("Wait, let me verify: 5 hours × 60 mph = 300 miles ✓")
+    relation = re.search(r"=|\\approx|≈", line)
+    sentence = line.rstrip(" *$").endswith((".", "!")) and len(re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", line)) >= 3
     if relation is None or sentence or re.match(r"\W{0,4}[A-Za-z][^:=\n]{0,40}:\s", line):
         return text[: m.start()]  # no relation, or a labelled result ("Total for the year: 104,000 + 5,200 = $109.2k ✅")
     left = re.sub(r"\$|\*\*|\\[()\[\]]|\\(?:times|cdot|div)\b", " ", line[: relation.start()])
@@ -162,23 +163,26 @@ def _without_closing_check(text: str) -> str:
 _BOLD_FINAL_SENTENCE = re.compile(r"(?:^|(?<=\n)|(?<=[.!?:] ))\*\*([^*\n]{3,400})\*\*([.!]?)[ \t]*$")
 
 
-def _unbolded_final_sentence(text: str) -> str:
-    m = _BOLD_FINAL_SENTENCE.search(text)
+def _bold_final_match(region: str) -> re.Match | None:
+    """The region's bold final sentence when it is read without its bold (class bold-final-sentence), else None."""
+    m = _BOLD_FINAL_SENTENCE.search(region) if "**" in region[-6:] else None
     if m is None:
-        return text
+        return None
     content = m.group(1)
     if re.match(r"\W{0,2}(?:[A-J][:.)]|\([A-J]\))(?=[^\n]*[A-Za-z]{2})", content):
-        return text  # an option and its text ("**B: buildings will be made safer**") is the choice's answer line
+        return None  # an option and its text ("**B: buildings will be made safer**") is the choice's answer line
     words = re.findall(r"(?<![\\$])\b[A-Za-z]{2,}\b", re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", content))
     # (a sentence; also a labelled line, "**A: 57500**", "**Final result: 2**", or a conclusion, "**Therefore x=2.**")
     if len(words) < 3 and not re.match(r"\W{0,2}(?:####|[A-Za-z][A-Za-z ]{0,30}:\s|answer\b)", content, re.IGNORECASE) \
             and not CONCLUDING.match(content):
-        return text
-    return text[: m.start()] + content + m.group(2)
+        return None
+    return m
 
 
 _CONGRUENCE = re.compile(r"(?:\\equiv|≡) ?(-?\d+)(\$?) ?(?:\\pmod ?\{ ?\d+ ?\}|\\pmod ?\d+|\\bmod ?\{?\d+\}?|\\mod ?\{?\d+\}?"
                          r"|\((?:\\text\{)?mod\}? ?\d+\)|\(\\(?:bmod|mod) ?\d+\))")
+
+
 def _computed_residue(m: re.Match) -> str:
     """A congruence of a computation (`17^{-1} \\equiv 44 \\pmod{83}`, `2^{10} ≡ 4 (mod 10)`) states its residue; one of
     a variable (`x \\equiv 3 \\pmod{7}`) states a residue class and stays (class congruence)."""
@@ -228,16 +232,14 @@ def answer_region(text: str) -> str:
     the thinking is a guess, not the answer); nothing when a `<think>` is never closed. A final sentence set in bold
     is read without its bold (class bold-final-sentence)."""
     region = _marked_region(text)
-    return _unbolded_final_sentence(region) if "**" in region[-6:] else region
+    m = _bold_final_match(region)
+    return region[: m.start()] + m.group(1) + m.group(2) if m else region
 
 
 def bold_final_sentence(text: str) -> str | None:
     """The final sentence of the answer region when it is set in bold (class bold-final-sentence), without its bold."""
-    region = _marked_region(text)
-    if "**" not in region[-6:]:
-        return None
-    m = _BOLD_FINAL_SENTENCE.search(region)
-    return m.group(1) if m and _unbolded_final_sentence(region) != region else None
+    m = _bold_final_match(_marked_region(text))
+    return m.group(1) if m else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -401,14 +403,10 @@ def labelled_list_line(region: str) -> Statement | None:
         return None
     members = [member.strip() for member in re.split(r"[,;] (?:and )?(?=[A-Za-z][A-Za-z ]{0,24}:)", m.group(1).rstrip(" ."))]
     labels = [member.split(":")[0].strip().lower() for member in members]
-    # ("Apples: 5, Oranges: 7, Total: 12" answers 12; "Result: 12, Check: 12" answers 12: a check is no member)
     if any(re.fullmatch(r"(?:the )?(?:total|sum|answer|final answer|result|final result|overall|altogether|left|remaining"
                         r"|difference|change|net|profit|check|verification)", label) for label in labels):
         return None  # ("Apples: 5, Oranges: 7, Total: 12", "Total: 16, Used: 7, Left: 9": which one is asked is not seen)
     return Statement(", ".join(members), "labelled-list-line", len(region))
-
-
-_NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?|\\frac\{[^{}]*\}\{[^{}]*\}")
 
 
 _NUM = r"-?\d[\d,]*(?:\.\d+)?"
@@ -429,11 +427,8 @@ def _open_conclusion(sentence: str, stated: str) -> bool:
     """Whether a closing sentence holds a number that is not the statement's and that it bounds, ranges or hedges
     rather than states (class answer-first-contradicted): "at least 8", "7 or 8", "between 7 and 8", "more than 6",
     never "from $50 to $40" (a change) nor "$120, or $40 per day" (the same value put another way)."""
-    stated_numbers = {n.replace(",", "") for n in _NUMBERS.findall(stated)}
-    for m in _BOUNDED_VALUE.finditer(sentence):
-        if {n.replace(",", "") for n in _NUMBERS.findall(m.group(0))} - stated_numbers:
-            return True
-    return False
+    stated_numbers = numbers_in(stated)
+    return any(numbers_in(m.group(0)) - stated_numbers for m in _BOUNDED_VALUE.finditer(sentence))
 
 
 def _same_value(one: str, other: str) -> bool:
@@ -513,7 +508,9 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
             and re.match(r"[$*\\()\[\] .]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
         first_line = "\n" not in region[: last.start].strip()
-        if (last.how == "answer-phrase" and (first_line or re.search(r"\d", last.span)) or opening_box and first_line) \
+        after = region[last.end :] if last.end >= 0 else ""
+        closing = _closing_sentence(after) if after else None
+        if ((last.how == "answer-phrase" and (first_line or re.search(r"\d", last.span))) or (opening_box and first_line)) \
                 and last.end > 0:
             # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with no
             # retraction after it) and a closing conclusion that states another value ("Therefore Peter can go to the
@@ -522,8 +519,6 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             # hedges another value ("Hence, she needs at least 8 boxes.", "Thus, 7 or 8 boxes."). (Another value stated
             # plainly after an answer phrase mid-text is often the same answer in other units, "So it takes him 120
             # minutes.", which the comparison of two numbers cannot see.)
-            after = region[last.end :]
-            closing = _closing_sentence(after)
             opens = closing is not None and CONCLUDING.match(closing) is not None and not is_aside(closing)
             later = conclusion(after)
             if later is not None and later.how == "conclusion-sentence" and first_line \
@@ -533,7 +528,6 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
                 return None, f"the answer {last.span[:30]!r} and a closing conclusion that bounds or hedges another value differ"
         # (class earlier-mistake: only a statement that itself corrects a value, "3, not 5", is explained rather
         # than retracted by a later "I misread the question at first")
-        closing = _closing_sentence(region[last.end :]) if last.end >= 0 else None
         if closing and closing_doubt(closing) and not is_aside(closing) and not confirms(closing):
             # class closing-doubt: "The answer is 12. But this can't be right, since she gave some away."
             return None, f"the closing sentence {closing[:40]!r} doubts the {last.how} answer; no answer is committed"
