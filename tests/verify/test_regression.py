@@ -54,8 +54,6 @@ NOT_YET = {
         "a bare gold carries no unit: the question's unit is not seen, so a unit on the answer alone is not checked",
     "adv/red-team-3/rt18-105 units: MATH500 minimal compound interest rate (gold 10, in percent). 'At least 10%' names the minimum rate, which is the value asked.":
         "a value stated as a bound ('at least 10%') is no answer, even where the bound is what the question asks",
-    "adv/red-team-3/rt18-113 locale-separators: GSM8K test 201 answered in German: the dots group thousands (104.000 + 5.200 + 5.000), so 114.200 is 114,200.":
-        "kind number: dots that group thousands only once ('114.200 $') are read as a decimal point",
     "adv/red-team-3/rt18-120 locale-separators: MATH500 license plates (gold 58,500). A thin-space thousands separator, 58\\,500, is the same number.":
         "a computation that ends a sentence with its result and a noun ('= 58\\\\,500$ license plates.') is not read without a concluding word",
     "adv/red-team-3/rt18-121 locale-separators: GSM8K test 642 in German: 10.800 groups thousands and the closing '10,8 Tsd.' (decimal comma, thousand) is the same 10,800.":

@@ -10,7 +10,8 @@ from kleval.verify.sentence_values import HEDGED, PROSE_TAIL, TRAILING_CLAUSE, v
 from kleval.verify.statements import WINDOW, Statement, joined_math
 
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
-                            r"(?: ?[:=])?", re.IGNORECASE)
+                            # (class answer-arrow: "Answer → 4", "final answer => 12")
+                            r"(?: ?(?:[:=]|→|⟶|⇒|->|=>)(?!>))?", re.IGNORECASE)
 EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
@@ -100,7 +101,7 @@ def last_answer_phrase(region: str) -> Statement | None:
         # class answer-heading: "**Final Answer**", "## Answer", "#### Answer" alone on a line, the value below it
         alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
         heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
-        committed = stated.endswith((":", "=", " is", " be")) or _OPENS_MATH.match(tail, m.end()) or heading
+        committed = stated.endswith((":", "=", " is", " be", "→", "⟶", "⇒", ">")) or _OPENS_MATH.match(tail, m.end()) or heading
         if not committed:
             continue
         if re.search(r"\b(?:size|sign|form|units?|magnitude|order|format|range|check|parity|type|length) of (?:the|my|our|this) $",

@@ -19,6 +19,8 @@ from kleval.verify.sentence_values import sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
+# class answer-arrow: an arrow that points from the answer word to the answer ("Correct option → c", "Answer => B")
+ARROW = r"(?:→|⟶|⇒|->|=>)"
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
                             r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
@@ -29,7 +31,8 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
         # (class choice-emphasis: markdown emphasis, `*` `_` `**` `__`, around the answer word, its colon or the letter:
         # "*Answer*: *D*", "__Answer__: __B__", "_Answer:_ C")
-        r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:)?(?:[*_]{1,2})?(?: ?[-–—])?|(?:option|choice)(?: is| ?:)"
+        r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:| ?" + ARROW + ")?(?:[*_]{1,2})?(?: ?[-–—])?"
+        r"|(?:option|choice)(?: is| ?:| ?" + ARROW + ")"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
         # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
@@ -52,6 +55,11 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # (class choice-chinese-choose: an option declared right, "只有选项C是对的", "C项正确"; never "D项不对")
         rf"|(?<![A-Za-z])(?-i:([{letters}]))(?:项|項)?(?:是|为|為)?(?:对|對|正确|正確)"
         rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b"
+        # (class choice-verdict-after-clause: the verdict after a relative clause that restates the option, "Option I,
+        # which says that no two electrons pair up while an empty orbital is left, is correct."), only as the writer's own
+        # sentence, from its start: never what a misconception, a doubt or a check says of it ("A common misconception is
+        # that option D, which ..., is correct.", "I doubt that option A, which ..., is correct.")
+        rf"|(?:^|(?<=[.!?] )|(?<=\n))(?:(?:so|thus|hence|therefore|overall|finally),? )?(?:option|choice) \(?(?-i:([{letters}]))\)?, (?:which|that)\b[^.;!?\n]{{3,200}}?, (?:is|was) (?:the )?(?:correct|right|valid|true|best)\b"
         # class choice-verdict-per-option: a line that gives each option a verdict chooses the one declared right; a
         # bracketed letter after a clause break ("(B) is wrong, (D) is right", "[C] is wrong; [A] is right") is such a verdict
         rf"|(?<=[,;] )(?:while |but |and |whereas )?[(\[](?-i:([{letters}]))[)\]] is (?:the )?(?:correct|right|valid|true|best)\b",
@@ -140,6 +148,10 @@ _DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|
                           r"|re-?check|check|verify|not|sure|wrong|cannot|doubt|maybe|perhaps)\b|n't\b|\?", re.IGNORECASE)
 
 
+_ANSWER_NEXT = re.compile(r"\b(?:the (?:remaining|last|only) (?:option|choice|one) (?:must be|is)|must be the (?:right|correct|answer)"
+                          r"|(?:is|must be) the (?:right|correct|best) (?:one|option|choice|answer))\b[^:]*[.!]\W*$", re.IGNORECASE)
+
+
 def _letter_of(m: re.Match) -> str:
     """The option letter a pattern with one letter group per alternative matched (upper case)."""
     return next(g for g in m.groups() if g).upper()
@@ -212,8 +224,11 @@ _VERDICT_WORDS = re.compile(r"\b(?:wrong|incorrect|not|no|fails?|cannot|never|ru
 def _is_final_option_text(label_text: str, letters: str) -> bool:
     """Whether the text after an option label on a final line restates the option: no verdict on it ("D. This is
     wrong because ..."), no hedge, at most 16 words and no other label."""
+    # (no other option named: "C. Methane (and D)", "A. Argon, not B"; a capital in another role is the option's text,
+    # "C. B is tangential to the surface.", "C) Dialysis center: Type II error")
     return not _VERDICT_WORDS.search(label_text) and not _HEDGE_AFTER.search(label_text) and len(label_text.split()) <= 16 \
-        and not re.search(rf"(?<![A-Za-z])[{letters}](?![A-Za-z])", label_text)  # (no other option: "C. Methane (and D)")
+        and not re.search(rf"[(\[](?-i:[{letters}])[)\]]|(?<![A-Za-z])(?-i:[{letters}])\)|\b(?:option|choice|and|or|nor|not|than|vs\.?"
+                          rf"|versus) [(\[]?(?-i:[{letters}])(?![A-Za-z])", label_text, re.IGNORECASE)
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
@@ -258,9 +273,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         statements.append((structured.start, m.group(1), "json-answer", structured.end))
     phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
                for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
-    lower = re.search(rf"(?<![A-Za-z])answer[*_]{{0,2}}(?: is)? ?:?[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$", tail.rstrip(),
-                      re.IGNORECASE)
-    if lower and lower.group(1).islower():  # "Answer: b", "**Answer:** (b)" closing the text; never "is a prime"
+    lower = re.search(rf"(?<![A-Za-z])(?:answer|option|choice)[*_]{{0,2}}(?: is)? ?(?::|{ARROW})?[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$",
+                      tail.rstrip(), re.IGNORECASE)
+    # "Answer: b", "**Answer:** (b)", "Correct option → c" closing the text; never "is a prime"
+    if lower and lower.group(1).islower():
         phrases.append((offset + lower.start(), lower.group(1).upper(), "answer-phrase", len(region)))
     # class choice-lowercase-letter: a lower-case letter after "answer is" that a clause break follows ("The correct
     # answer is d, the ionic bond."); never the article, which a noun follows ("the answer is a prime")
@@ -307,7 +323,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     labelled = final_line is not None and final_line.group(4) is not None
     if final_line and not re.match(rf"[ \t]*\**\(?[{letters}][.)]", before_line) \
             and (not labelled or (not statements and _is_final_option_text(final_line.group(4), letters)
-                                  and not re.search(r"\b(?:options?|choices?|let's|look at|consider|check)\b", before_line, re.IGNORECASE)
+                                  and (not re.search(r"\b(?:options?|choices?|let's|look at|consider|check)\b", before_line, re.IGNORECASE)
+                                       # (a line that says the answer comes next is no lead-in to a list: "Since none of the
+                                       # three holds, the remaining option must be the right one.")
+                                       or _ANSWER_NEXT.search(before_line))
                                   and (final_line.group(3) != ":" or final_line.group(1))
                                   and not before_line.rstrip(" *").endswith(":")  # (never "Options:\nD. Ammonia")
                                   and not re.search(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])",

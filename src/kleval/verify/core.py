@@ -18,9 +18,11 @@ from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.decimals import marked_approximate, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, dollar_delimiters, plain_numbers, restore_escapes, unify_box_commands
+from kleval.verify.locale_numbers import locale_numbers
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
+from kleval.verify.roman_labels import roman_as_digits, roman_gold
 from kleval.verify.units import unit_after, unit_word_at
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -163,7 +165,8 @@ def verify(
     chosen = resolve_policy(policy, kind_value)
     if isinstance(gold, str) and isinstance(completion, str):
         gold, completion = restore_escapes(gold), restore_escapes(completion)  # class escape-damage
-        completion = plain_numbers(dollar_delimiters(completion))  # class math-delimiters, number-in-math
+        completion = plain_numbers(dollar_delimiters(locale_numbers(completion)))  # class locale-numbers, math-delimiters,
+        # number-in-math
     verdict = _verify(gold, completion, chosen)
     return dataclasses.replace(verdict, policy=chosen.name)
 
@@ -179,10 +182,15 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             and late.group(1) not in chosen.choice_letters:
         # class choice-late-letter: BIG-Bench Hard gives some items eleven or more options ("(K)"): the letters run to the gold's
         chosen = chosen.with_(choice_letters="".join(chr(c) for c in range(ord("A"), ord(late.group(1)) + 1)))
+    roman = roman_gold(gold) if chosen.choice_letters else None
+    if roman is not None:  # class choice-roman-labels: "III", "(iv)" are the labels 3 and 4
+        chosen, completion = chosen.with_(choice_letters="123456789"), roman_as_digits(completion)
     span, how = _find_span(completion, chosen)
     if chosen.choice_letters:
         if span is None:
             return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)
+        if roman is not None:
+            return _verify_choice(str(roman), span, f"{how}, Roman labels read as 1-9", chosen)
         return _verify_choice(gold, span, how, chosen)
     if chosen.literal_only:
         return _verify_literal(gold.strip(), span, how)
