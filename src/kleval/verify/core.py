@@ -16,6 +16,7 @@ from kleval.verify import grammar, statements
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
+from kleval.verify.dates import clock_without_meridiem
 from kleval.verify.decimals import marked_approximate, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, dollar_delimiters, plain_numbers, restore_escapes, unify_box_commands
 from kleval.verify.locale_numbers import locale_numbers
@@ -221,6 +222,10 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         if unit_scale is None:
             return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_normalized, "unit-mismatch",
                            f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
+    clock = clock_without_meridiem(gold, span)
+    if clock is not None:
+        return Verdict(Status.CORRECT if clock else Status.INCORRECT, span, gold_canon.show(), span.strip(),
+                       "clock-without-meridiem", f"answer ({how}) {'reads' if clock else 'does not read'} the gold's clock")
     if pred_normalized == gold_normalized and unit_scale is None:
         return Verdict(Status.CORRECT, span, gold_canon.show(), pred_normalized, "normalized-string",
                        f"answer ({how}) equals the gold after normalization")

@@ -94,3 +94,26 @@ def trailing_date(text: str, value: str) -> str | None:
     if month is None or not month.group(0)[0].isupper():
         return None
     return m.group(0).strip()
+
+
+# class clock-without-meridiem: a gold clock time with its a.m. or p.m. ("4:51:06 p.m.", `\text{3:45 p.m.}`) is answered by
+# the same reading of the twelve-hour clock without it ("4:51:06", "3:45"): the question fixed the half of the day, the
+# answer reads the clock. Never a different reading, and never an answer that names the other half ("3:45 a.m.") or a
+# gold without a meridiem (a 24-hour "16:51" is not answered by "4:51").
+_MERIDIEM_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:[ap]\.?\s?m\.?)", re.IGNORECASE)
+_BARE_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+
+
+def _clock_source(source: str) -> str:
+    s = re.sub(r"\\[!,;: ]|\\text\{|\\mathrm\{|[{}$]", "", source)
+    return " ".join(s.split())
+
+
+def clock_without_meridiem(gold_source: str, pred_source: str) -> bool | None:
+    """Whether a bare clock answer reads a twelve-hour gold's clock; None unless the gold has a meridiem and the answer
+    is a bare clock time."""
+    g = _MERIDIEM_CLOCK.fullmatch(_clock_source(gold_source))
+    p = _BARE_CLOCK.fullmatch(_clock_source(pred_source))
+    if g is None or p is None or not 1 <= int(p.group(1)) <= 12:
+        return None
+    return (int(g.group(1)), g.group(2), g.group(3) or "00") == (int(p.group(1)), p.group(2), p.group(3) or "00")

@@ -372,6 +372,27 @@ _DISPLAY_LEAD_IN = re.compile(r"(?::|\b(?:so|hence|thus|therefore|we get|we obta
                               re.IGNORECASE)
 
 
+# (class closing-chain-display: without a lead-in, a closing display that evaluates a named quantity to a constant, a
+# chain "M = 6 \cdot \frac16 N = \begin{pmatrix} 4 & 2 \\ -1 & 1 \end{pmatrix}" whose last side holds no letter, states
+# that value: it is the result of the working, not a step of it)
+_CHAIN_CONSTANT = re.compile(r"=\s*((?:[-+\d.,\s&{}()\[\]^_/*]|\\(?:frac|dfrac|tfrac|sqrt|pi|cdot|times|left|right|begin|end"
+                             r"|\\|pmatrix|bmatrix)\b|\\\\|\b(?:pmatrix|bmatrix)\b)+)$")
+
+
+_NAMED_QUANTITY = re.compile(r"\s*(?:\\mathbf\{[A-Za-z]\}|\\vec\{[A-Za-z]\}|[A-Za-z](?:_\{?\w{1,3}\}?)?(?:\([^()=]{1,20}\))?)"
+                             r"(?:\s*\\begin\{[pb]matrix\}[^=]{1,200}?\\end\{[pb]matrix\})?\s*$")
+
+
+def _evaluated_chain(content: str) -> bool:
+    """Whether a display evaluates a named quantity (`M`, `\\mathbf{A}v`, `f(2)`, `a_5`) to a constant: never an
+    equation, whose first side is an expression (`x^2 - 5x = x(x - 5) = 0`)."""
+    sides = content.split("=")
+    if len(sides) < 2 or "\\text" in content or ("," in sides[-1] and "matrix" not in sides[-1]):
+        return False
+    return bool(_NAMED_QUANTITY.fullmatch(sides[0])) and bool(_CHAIN_CONSTANT.search(content)) \
+        and re.search(r"\d", sides[-1]) is not None
+
+
 def closing_display(region: str) -> Statement | None:
     """The closing display block of `region` when the text before it announces it, else None."""
     text = region.rstrip()
@@ -380,9 +401,15 @@ def closing_display(region: str) -> Statement | None:
         return None
     start = len(text) - len(text[-800:]) + m.start()
     lead_in = text[max(0, start - 80) : start].rstrip()
-    if not _DISPLAY_LEAD_IN.search(lead_in) or re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
-        return None  # (never a lead-in that denies, "... is not equal to", "... is not")
     content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
+    if re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
+        return None  # (never a lead-in that denies, "... is not equal to", "... is not")
+    if not _DISPLAY_LEAD_IN.search(lead_in):
+        listed = re.search(r"(?:\band|\bor|,)$", lead_in)  # ("Both $x = -4$ and $$x = 4$$" lists a second root)
+        if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or"):
+            return None
+        if content.count("=") >= 2:  # (the value a chain ends on; "x = 5" stays whole, so it answers no gold "y = 5")
+            content = content.rsplit("=", 1)[1].strip()
     return Statement(content, "closing-display", start) if content else None
 
 
