@@ -716,6 +716,11 @@ def _scaled(digits: str, scale: str) -> str:
     return str(value.numerator) if value.denominator == 1 else str(float(value))
 
 
+# (the part before the colon ends on a word, "7 such complex numbers:", never on a number: "the ratio is 3: 4")
+_COLON_ELABORATION = re.compile(r"((?:^|.*?[.!?] )\W{0,3}(?:thus|so|therefore|hence|in total|altogether),? [^:\n]*?\d[^:\n]*?"
+                                r"[A-Za-z]):(?!\d) [^\n]+", re.IGNORECASE)
+
+
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
@@ -752,6 +757,11 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]))
         # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
+        # class colon-elaboration: "Thus there are 7 such complex numbers: $z = 0$ together with the six sixth roots of
+        # unity." concludes before its colon and lists what it counted after it
+        elaborated = _COLON_ELABORATION.fullmatch(lines[-1])
+        if elaborated and len(standalone_numbers(elaborated.group(1))) == 1:
+            lines[-1] = elaborated.group(1)
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
