@@ -718,12 +718,35 @@ def _scaled(digits: str, scale: str) -> str:
 
 # (the part before the colon ends on a word, "7 such complex numbers:", never on a number: "the ratio is 3: 4")
 _COLON_ELABORATION = re.compile(r"((?:^|.*?[.!?] )\W{0,3}(?:thus|so|therefore|hence|in total|altogether),? [^:\n]*?\d[^:\n]*?"
-                                r"[A-Za-z]):(?!\d) [^\n]+", re.IGNORECASE)
+                                r"[A-Za-z]\*{0,2}):(?!\d) [^\n]+", re.IGNORECASE)
+_COUNTED_NOUN = re.compile(r"\*{0,2}(?: [A-Za-z][\w'\-]*){1,4}\*{0,2}")
+
+
+def _colon_count(line: str) -> str | None:
+    """class colon-elaboration: the one number a concluding final line states before a colon that lists what it
+    counted ("Thus there are 4 real roots: $\\pm 1$ and $\\pm 2$." is 4), else None."""
+    elaborated = _COLON_ELABORATION.fullmatch(line)
+    numbers = standalone_numbers(elaborated.group(1)) if elaborated else []
+    if len(numbers) != 1:
+        return None
+    before, after = elaborated.group(1)[: numbers[0].start()], elaborated.group(1)[numbers[0].end() :]
+    # the number counts the noun that closes the part ("7 such complex numbers"), not a date or place ("in 2024 the
+    # shop sold more bikes: 57 of them")
+    if not _COUNTED_NOUN.fullmatch(after) or re.search(r"\b(?:in|on|at|by|since|from|until|of|to|after|before)\W*$", before,
+                                                         re.IGNORECASE):
+        return None
+    return numbers[0].group(0).rstrip(",")
 
 
 def _number_answer(text: str) -> tuple[str | None, str]:
     """The math grammar, a number inside a worded span, then the last number of the final line."""
     span, how = find_math_answer(text)
+    if span is not None and how in ("conclusion-sentence", "final-statement"):
+        # (kind number asks for one value: the count before the colon, not the list of what was counted after it)
+        final_line = text.rstrip().rsplit("\n", 1)[-1]
+        counted = _colon_count(final_line)
+        if counted is not None and counted != span:
+            return counted, how + "/colon-elaboration"
     if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
@@ -760,7 +783,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         # class colon-elaboration: "Thus there are 7 such complex numbers: $z = 0$ together with the six sixth roots of
         # unity." concludes before its colon and lists what it counted after it
         elaborated = _COLON_ELABORATION.fullmatch(lines[-1])
-        if elaborated and len(standalone_numbers(elaborated.group(1))) == 1:
+        if elaborated and _colon_count(lines[-1]) is not None:
             lines[-1] = elaborated.group(1)
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."

@@ -51,8 +51,8 @@ def text_key(span: str, policy: Policy) -> str:
     s = unwrap_command(span, _TEXT_COMMANDS)
     s = s.replace("\\", " ").replace("{", " ").replace("}", " ").replace("$", " ")
     s = _SPACES.sub(" ", s).strip().strip(".").strip()
-    if s.startswith("(") and s.endswith(")") and len(s) <= 3:
-        s = s[1:-1]  # "(C)" is the letter C
+    if re.fullmatch(r"\((?:[A-Za-z]|[ivxIVX]{2,4}|\d)\)", s):
+        s = s[1:-1]  # "(C)" is the letter C, "(III)" the Roman label III
     yes_no = re.match(r"(?i)(yes|no)(?:[,.;:!]|$)", s)
     if yes_no:  # "Yes, it is possible": the answer is the yes
         s = yes_no.group(1)
