@@ -12,6 +12,18 @@ from kleval.verify.statements import WINDOW, Statement, joined_math
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
                             # (class answer-arrow: "Answer → 4", "final answer => 12")
                             r"(?: ?(?:[:=]|→|⟶|⇒|->|=>)(?!>))?", re.IGNORECASE)
+ARROWS = ("→", "⟶", "⇒", "->", "=>")
+_ARROW_LEAD = re.compile(r"[\s*#>_-]*(?:(?:so|thus|hence|therefore|my|our|the|final|correct|right)\b[\s,:]*)*", re.IGNORECASE)
+
+
+def arrow_heads_sentence(text: str, at: int) -> bool:
+    """Whether an answer word at `at` that an arrow follows opens its sentence or line ("Answer → 4", "So the correct
+    option → c"): an arrow labels the answer; in prose ("not the answer → 12", "Draft answer → 7", "First guess for
+    the answer → C") it names some other value. (class answer-arrow)"""
+    start = max(text.rfind(". ", 0, at), text.rfind("? ", 0, at), text.rfind("! ", 0, at), text.rfind("\n", 0, at), -1) + 1
+    return _ARROW_LEAD.fullmatch(text, start, at) is not None
+
+
 EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
 _OPENS_MATH = re.compile(r"[ *\n]{0,6}(?:\$|\\\(|\\\[|\\boxed)")
 
@@ -102,7 +114,7 @@ def last_answer_phrase(region: str) -> Statement | None:
         alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
         heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
         committed = stated.endswith((":", "=", " is", " be", "→", "⟶", "⇒", ">")) or _OPENS_MATH.match(tail, m.end()) or heading
-        if not committed:
+        if not committed or (stated.endswith(ARROWS + (">",)) and not arrow_heads_sentence(tail, m.start())):
             continue
         if re.search(r"\b(?:size|sign|form|units?|magnitude|order|format|range|check|parity|type|length) of (?:the|my|our|this) $",
                      tail[max(0, m.start() - 30) : m.start()], re.IGNORECASE):

@@ -87,6 +87,25 @@ def option_value_line(region: str) -> Statement | None:
     return Statement(value, "option-value-line", len(region)) if value else None
 
 
+# class option-label-answer: a math gold that is an option's value, answered by the option ("Answer: B" after the list
+# "(B) 12", "The correct choice is **(D) 3/8**", "Answer: (B) trapezoid"): the option's value. Only a letter that one
+# line of the completion's own list labels, and never for a gold that is itself a label ("\\text{(C)}")
+_LABEL_ONLY = re.compile(r"[*_]{0,2}\(?([A-J])\)?[*_]{0,2}\.?")
+_LABEL_AND_VALUE = re.compile(r"[*_]{0,2}(?:\(([A-J])\)|([A-J])[.)])[*_]{0,2}\s+([^\n]{1,80}?)[*_]{0,2}\.?")
+
+
+def option_label_answer(span: str, completion: str) -> str | None:
+    """The value of the option a span names by its label, else None."""
+    m = _LABEL_AND_VALUE.fullmatch(span.strip())
+    if m is not None:
+        return clean_span(m.group(3)) or None
+    m = _LABEL_ONLY.fullmatch(span.strip())
+    if m is None:
+        return None
+    listed = re.findall(rf"(?m)^[ \t]*[-*]?[ \t]*\**(?:\({m.group(1)}\)|{m.group(1)}[.)])\**[ \t]+([^\n]{{1,80}}?)[ \t]*$", completion)
+    return clean_span(listed[0]) or None if len(listed) == 1 else None
+
+
 def value_of_sentence(content: str) -> str | None:
     """The value a marked-up answer sentence states (a bold line, `<answer>` tags), as a concluding sentence states
     it; None when the content is no sentence (under three prose words), is hedged or states no single value, so

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.answer_phrases import FOREIGN_ANSWER, has_foreign_answer_word
+from kleval.verify.answer_phrases import FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
@@ -33,7 +33,11 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # "*Answer*: *D*", "__Answer__: __B__", "_Answer:_ C")
         r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:| ?" + ARROW + ")?(?:[*_]{1,2})?(?: ?[-–—])?"
         r"|(?:option|choice)(?: is| ?:| ?" + ARROW + ")"
-        r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d)? (?:choose|pick|select|go with)"
+        r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d| must| have to| am going to|['’]m going to)? (?:choose|pick|select|go with)"
+        # (class choice-answer-belief: "Answer: I think it is C", "Answer: I believe B")
+        r"|(?<![A-Za-z])answer[*_]{0,2} ?:[*_]{0,2} ?I (?:think|believe|guess|would say|['’]d say)(?: that)?(?: it(?:['’]s| is| must be))?"
+        # (class choice-closing-it-is: the text's last words, "..., but it is III.", "So it's (B).")
+        rf"|\b(?:but|so) it(?:'s| is| must be) (?=[*(\[]{{0,3}}[{letters}][)\]*]{{0,3}}[.!]?\s*$)"
         r"|\bit(?:'s| is) (?=(?:option|choice) )|\bthe (?:correct|right|best) (?:one|option|choice) is"
         # class choice-chinese-choose: the verb "choose" before a letter ("故选B", "我選擇 D", "应该选 A"); never
         # 选项 "option", which names an option in discussion ("选项 B 错误", "对应选项 (D)")
@@ -54,12 +58,15 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         # (class choice-chinese-choose: an option declared right, "只有选项C是对的", "C项正确"; never "D项不对")
         rf"|(?<![A-Za-z])(?-i:([{letters}]))(?:项|項)?(?:是|为|為)?(?:对|對|正确|正確)"
-        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best)\b"
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best"
+        r"|only (?:one|option|choice|statement|answer) that (?:holds|works|fits|is true|is correct|survives))\b"
         # (class choice-verdict-after-clause: the verdict after a relative clause that restates the option, "Option I,
         # which says that no two electrons pair up while an empty orbital is left, is correct."), only as the writer's own
         # sentence, from its start: never what a misconception, a doubt or a check says of it ("A common misconception is
         # that option D, which ..., is correct.", "I doubt that option A, which ..., is correct.")
-        rf"|(?:^|(?<=[.!?] )|(?<=\n))(?:(?:so|thus|hence|therefore|overall|finally),? )?(?:option|choice) \(?(?-i:([{letters}]))\)?, (?:which|that)\b[^.;!?\n]{{3,200}}?, (?:is|was) (?:the )?(?:correct|right|valid|true|best)\b"
+        rf"|(?:^|(?<=[.!?] )|(?<=\n))(?:(?:so|thus|hence|therefore|overall|finally),? )?(?:option|choice) \(?(?-i:([{letters}]))\)?, (?:which|that)\b[^.;!?\n]{{3,200}}?, (?:is|was) (?:the )?(?:correct|right|valid|true|best)"
+        # (the verdict ends the sentence: never "is correct only for ...", "is the best distractor", "is true in the long run")
+        rf"(?: (?:one|option|choice|answer))?(?=[.!;](?:\s|$)|\s*$)"
         # class choice-verdict-per-option: a line that gives each option a verdict chooses the one declared right; a
         # bracketed letter after a clause break ("(B) is wrong, (D) is right", "[C] is wrong; [A] is right") is such a verdict
         rf"|(?<=[,;] )(?:while |but |and |whereas )?[(\[](?-i:([{letters}]))[)\]] is (?:the )?(?:correct|right|valid|true|best)\b",
@@ -152,6 +159,12 @@ _ANSWER_NEXT = re.compile(r"\b(?:the (?:remaining|last|only) (?:option|choice|on
                           r"|(?:is|must be) the (?:right|correct|best) (?:one|option|choice|answer))\b[^:]*[.!]\W*$", re.IGNORECASE)
 
 
+_VALUE_ANSWER = re.compile(r"(?:\\boxed\{|\banswer(?: is)?[*_]{0,2} ?:?[*_]{0,2} ?\$?)(-?\d[\d.,/]*)", re.IGNORECASE)
+
+
+_ASKS = re.compile(r"\b(?:which|what|whether|determine|figure out|identify|decide|find out)\b", re.IGNORECASE)
+
+
 def _letter_of(m: re.Match) -> str:
     """The option letter a pattern with one letter group per alternative matched (upper case)."""
     return next(g for g in m.groups() if g).upper()
@@ -228,7 +241,10 @@ def _is_final_option_text(label_text: str, letters: str) -> bool:
     # "C. B is tangential to the surface.", "C) Dialysis center: Type II error")
     return not _VERDICT_WORDS.search(label_text) and not _HEDGE_AFTER.search(label_text) and len(label_text.split()) <= 16 \
         and not re.search(rf"[(\[](?-i:[{letters}])[)\]]|(?<![A-Za-z])(?-i:[{letters}])\)|\b(?:option|choice|and|or|nor|not|than|vs\.?"
-                          rf"|versus) [(\[]?(?-i:[{letters}])(?![A-Za-z])", label_text, re.IGNORECASE)
+                          rf"|versus) [(\[]?(?-i:[{letters}])(?![A-Za-z])", label_text, re.IGNORECASE) \
+        and not re.search(rf"\b(?:actually|rather|instead|wait|hmm|correction|scratch that|I mean)\b[^.!?]*?"
+                          rf"(?<![A-Za-z'’])(?-i:[{letters}])(?![A-Za-z'’])", label_text, re.IGNORECASE)
+    # (nor a revision that names another option: "A. Actually C is more consistent ...", "A. Or rather D, since ...")
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
@@ -272,8 +288,12 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if structured is not None and (m := re.fullmatch(rf"\(?([{letters}])\)?\.?", structured.span)):
         statements.append((structured.start, m.group(1), "json-answer", structured.end))
     phrases = [(offset + m.start(), next(g for g in m.groups() if g).upper(), "answer-phrase", offset + m.end())
-               for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)]
-    lower = re.search(rf"(?<![A-Za-z])(?:answer|option|choice)[*_]{{0,2}}(?: is)? ?(?::|{ARROW})?[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$",
+               for m in _phrase_pattern(letters, has_foreign_answer_word(tail)).finditer(tail)
+               if not re.search(ARROW, m.group(0)) or arrow_heads_sentence(tail, m.start())]
+    # (the words option and choice with what states it, "Correct option → c", "the right choice is (b)"; never a mention,
+    # "the most common mistake is option (b).", "not the tempting choice (b).")
+    lower = re.search(rf"(?<![A-Za-z])(?:answer[*_]{{0,2}}(?: is)? ?(?::|{ARROW})?|(?:option|choice)[*_]{{0,2}}(?: is| ?:| ?{ARROW}))"
+                      rf"[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$",
                       tail.rstrip(), re.IGNORECASE)
     # "Answer: b", "**Answer:** (b)", "Correct option → c" closing the text; never "is a prime"
     if lower and lower.group(1).islower():
@@ -326,7 +346,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                                   and (not re.search(r"\b(?:options?|choices?|let's|look at|consider|check)\b", before_line, re.IGNORECASE)
                                        # (a line that says the answer comes next is no lead-in to a list: "Since none of the
                                        # three holds, the remaining option must be the right one.")
-                                       or _ANSWER_NEXT.search(before_line))
+                                       # (never a question: "We need to determine which option is the correct one.")
+                                       or (_ANSWER_NEXT.search(before_line) and not _ASKS.search(before_line)))
                                   and (final_line.group(3) != ":" or final_line.group(1))
                                   and not before_line.rstrip(" *").endswith(":")  # (never "Options:\nD. Ammonia")
                                   and not re.search(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.):\]]| ?[—–])",
@@ -335,6 +356,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     # (class choice-opening-option: also "Option H — total revenue equals total cost." and an explanation after it)
     bare = re.fullmatch(rf"(?:(?:option|choice) )?\(?([{letters}])(?:(?:[).:]| ?[—–-])(?: .{{0,300}})?)?",
                         compact_whitespace(region).strip(), re.DOTALL | re.IGNORECASE)
+    # (a lower-case label only with its punctuation and a value, "b. 4", "c) 12"; never the article "a")
+    if bare is not None and bare.group(1) not in letters and bare.group(1).upper() in letters \
+            and re.fullmatch(rf"[{letters.lower()}][.)] \S.{{0,40}}", compact_whitespace(region).strip()):
+        return bare.group(1).upper(), "bare-option"
     bare = bare if bare is None or bare.group(1) in letters else None
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
         statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"
@@ -370,6 +395,10 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     last = None
     for last in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
         pass
+    # (class choice-answer-not-a-label: a closing answer that is a value, "**Answer: 4**", "\\boxed{7}", commits to no
+    # option; the last label mentioned before it, an option list's "(iv) 7", is no guess)
+    if last is not None and (value := _VALUE_ANSWER.search(tail, last.end())):
+        return None, f"the answer {value.group(1)!r} is a value, not an option label"
     if last is not None:
         return (last.group(1) or last.group(2)), "last-mentioned"
     return None, "no choice letter found"

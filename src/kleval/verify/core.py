@@ -13,6 +13,7 @@ import re
 
 from kleval.types import AnswerKind, Status, Verdict
 from kleval.verify import grammar, statements
+from kleval.verify.bare_answers import option_label_answer
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
@@ -23,11 +24,11 @@ from kleval.verify.locale_numbers import locale_numbers
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
-from kleval.verify.roman_labels import roman_as_digits, roman_gold
+from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
 from kleval.verify.units import unit_after, unit_word_at
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.17.0"
+VERIFIER_VERSION = "2.18.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -184,14 +185,23 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # class choice-late-letter: BIG-Bench Hard gives some items eleven or more options ("(K)"): the letters run to the gold's
         chosen = chosen.with_(choice_letters="".join(chr(c) for c in range(ord("A"), ord(late.group(1)) + 1)))
     roman = roman_gold(gold) if chosen.choice_letters else None
-    if roman is not None:  # class choice-roman-labels: "III", "(iv)" are the labels 3 and 4
-        chosen, completion = chosen.with_(choice_letters="123456789"), roman_as_digits(completion)
+    if roman is not None:  # class choice-roman-labels: "III", "(iv)" are the third and fourth labels
+        chosen, completion = chosen.with_(choice_letters=ROMAN_LABELS), roman_as_labels(completion)
     span, how = _find_span(completion, chosen)
+    if not chosen.choice_letters and span is not None and _choice_letter(gold, "ABCDEFGHIJ") is None \
+            and (value := option_label_answer(span, completion)) is not None:
+        span, how = value, how + "/option-label-answer"
+    if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (hours := grammar.compound_duration(span)):
+        span, how = hours, how + "/compound-duration"
     if chosen.choice_letters:
         if span is None:
             return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)
         if roman is not None:
-            return _verify_choice(str(roman), span, f"{how}, Roman labels read as 1-9", chosen)
+            verdict = _verify_choice(ROMAN_LABELS[roman - 1], span, f"{how}, Roman labels", chosen)
+            return dataclasses.replace(verdict, extracted=ascii_labels(verdict.extracted),
+                                       gold_canonical=ascii_labels(verdict.gold_canonical),
+                                       pred_canonical=ascii_labels(verdict.pred_canonical),
+                                       explanation=ascii_labels(verdict.explanation))
         return _verify_choice(gold, span, how, chosen)
     if chosen.literal_only:
         return _verify_literal(gold.strip(), span, how)
@@ -222,7 +232,7 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         if unit_scale is None:
             return Verdict(Status.INCORRECT, span, gold_canon.show(), pred_normalized, "unit-mismatch",
                            f"answer ({how}) is in {pred_unit}, the gold in {gold_unit}")
-    clock = clock_without_meridiem(gold, span)
+    clock = clock_without_meridiem(gold, span, completion)
     if clock is not None:
         return Verdict(Status.CORRECT if clock else Status.INCORRECT, span, gold_canon.show(), span.strip(),
                        "clock-without-meridiem", f"answer ({how}) {'reads' if clock else 'does not read'} the gold's clock")

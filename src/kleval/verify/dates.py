@@ -109,11 +109,22 @@ def _clock_source(source: str) -> str:
     return " ".join(s.split())
 
 
-def clock_without_meridiem(gold_source: str, pred_source: str) -> bool | None:
+# (the half of the day the text itself gives the reading: "7:20 in the morning", "quarter past noon", "7:20 a.m.")
+_MORNING = re.compile(r"\b(?:a\.?\s?m\b\.?|in the morning|midnight|the next morning|before noon|AM\b)", re.IGNORECASE)
+_AFTERNOON = re.compile(r"\b(?:p\.?\s?m\b\.?|in the (?:afternoon|evening)|at night|tonight|noon|midday|PM\b)", re.IGNORECASE)
+
+
+def clock_without_meridiem(gold_source: str, pred_source: str, completion: str = "") -> bool | None:
     """Whether a bare clock answer reads a twelve-hour gold's clock; None unless the gold has a meridiem and the answer
-    is a bare clock time."""
+    is a bare clock time on the twelve-hour dial, and the text says nothing of the other half of the day. Never a
+    24-hour reading ("04:51") for p.m., never a bare "12:xx" (noon to most readers) for a.m., and never an answer the
+    text places in the other half ("7:20 in the morning ... Final answer: 7:20" for 7:20 p.m.)."""
     g = _MERIDIEM_CLOCK.fullmatch(_clock_source(gold_source))
     p = _BARE_CLOCK.fullmatch(_clock_source(pred_source))
     if g is None or p is None or not 1 <= int(p.group(1)) <= 12:
+        return None
+    evening = re.search(r"p\.?\s?m", g.group(0), re.IGNORECASE) is not None
+    if (evening and p.group(1).startswith("0")) or (not evening and int(p.group(1)) == 12) \
+            or (_MORNING if evening else _AFTERNOON).search(completion[-600:]):
         return None
     return (int(g.group(1)), g.group(2), g.group(3) or "00") == (int(p.group(1)), p.group(2), p.group(3) or "00")

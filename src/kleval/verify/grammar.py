@@ -404,10 +404,13 @@ def closing_display(region: str) -> Statement | None:
     content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
     if re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
         return None  # (never a lead-in that denies, "... is not equal to", "... is not")
+    if re.search(r"(?:\$\$|\\\]|\\end\{(?:equation|align)\*?\})$", lead_in):
+        return None  # (never the last of several displays, "$$x_1 = -2$$\n$$x_2 = 3$$": together they list the values)
     if not _DISPLAY_LEAD_IN.search(lead_in):
         listed = re.search(r"(?:\band|\bor|,)$", lead_in)  # ("Both $x = -4$ and $$x = 4$$" lists a second root)
-        if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or"):
-            return None
+        if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or") \
+                or re.search(r"=[^=]*(?:,|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content):
+            return None  # (nor a display listing assignments, "x_1 = 2, \quad x_2 = 3": its last side is one value of two)
         if content.count("=") >= 2:  # (the value a chain ends on; "x = 5" stays whole, so it answers no gold "y = 5")
             content = content.rsplit("=", 1)[1].strip()
     return Statement(content, "closing-display", start) if content else None
@@ -645,6 +648,22 @@ _SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(
                           r"|seventy|eighty|ninety)\b)|,? (?:or|maybe|perhaps|possibly)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100,
            "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
+# class compound-duration: "7 hours 30 minutes" is 7.5 hours, the unit of the hours a question asks in (never the 30 alone)
+_COMPOUND_DURATION = re.compile(r"\W{0,3}(\d+) ?(?:hours?|hrs?|h)\.?,? (?:and )?(\d{1,2}) ?(?:minutes?|mins?|min)\.?\W{0,3}",
+                                re.IGNORECASE)
+
+
+def compound_duration(span: str) -> str | None:
+    """The hours a span that is only "H hours M minutes" states ("7 hours 30 minutes" -> "7.5"), else None."""
+    m = _COMPOUND_DURATION.fullmatch(span.strip())
+    if m is None or int(m.group(2)) >= 60:
+        return None
+    return f"{int(m.group(1)) + int(m.group(2)) / 60:.6g}"
+
+
+_RESTATING_SHARE = re.compile(r",\s*or\s+(?:about\s+)?\d+(?:\.\d+)?\s?(?:%|percent)\s*,", re.IGNORECASE)
+_PART_OF_WHOLE = re.compile(r"(?<![\d.,])(\d[\d,]*) (?:of|out of) (?:the |all |all the |her |his |their |its )?\d[\d,]*(?![\d.,])"
+                            r" [a-z]+", re.IGNORECASE)
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
 _MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
@@ -719,6 +738,8 @@ def _scaled(digits: str, scale: str) -> str:
 # (the part before the colon ends on a word, "7 such complex numbers:", never on a number: "the ratio is 3: 4")
 _COLON_ELABORATION = re.compile(r"((?:^|.*?[.!?] )\W{0,3}(?:thus|so|therefore|hence|in total|altogether),? [^:\n]*?\d[^:\n]*?"
                                 r"[A-Za-z]\*{0,2}):(?!\d) [^\n]+", re.IGNORECASE)
+_NO_ELABORATION = re.compile(r"^\W*-?\$?\d[\d.,]*\$?\W*$|\b(?:but|however|leaves|leaving|gives|giving|yields?|excluding"
+                             r"|removing|subtract\w*|minus|so|hence|thus|which is|that is)\b", re.IGNORECASE)
 _COUNTED_NOUN = re.compile(r"\*{0,2}(?: [A-Za-z][\w'\-]*){1,4}\*{0,2}")
 
 
@@ -732,6 +753,10 @@ def _colon_count(line: str) -> str | None:
     before, after = elaborated.group(1)[: numbers[0].start()], elaborated.group(1)[numbers[0].end() :]
     # the number counts the noun that closes the part ("7 such complex numbers"), not a date or place ("in 2024 the
     # shop sold more bikes: 57 of them")
+    # (what follows the colon lists what was counted: never the value itself, "the number of handshakes among 10 people:
+    # 45", nor a further step, "10 candidates: removing the 2 ... leaves 8")
+    if _NO_ELABORATION.search(line[elaborated.end(1) + 1 :]):
+        return None
     if not _COUNTED_NOUN.fullmatch(after) or re.search(r"\b(?:in|on|at|by|since|from|until|of|to|after|before)\W*$", before,
                                                          re.IGNORECASE):
         return None
@@ -758,6 +783,12 @@ def _number_answer(text: str) -> tuple[str | None, str]:
             bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])
             if bold is not None:
                 return bold, how + "/bold-value-in-span"  # class bold-value-then-aside (kleval.verify.bold_value)
+            if (hours := compound_duration(span)) is not None:
+                return hours, how + "/compound-duration"
+            numbers = standalone_numbers(span)
+            if len(numbers) >= 2 and re.fullmatch(r",? or ", span[numbers[-2].end() : numbers[-1].start()]):
+                # class number-alternatives: "the answer is either 8 or 9" gives two values, never the last one
+                return f"{numbers[-2].group(0)} or {numbers[-1].group(0)}", how + "/alternatives-in-span"
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
@@ -778,6 +809,12 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         return bold, "bold-value-of-final-line"
     if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
         lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]))
+        # (also an appositive share, "12 of the 30 students, or 40%, walk to school.")
+        lines[-1] = _RESTATING_SHARE.sub(",", lines[-1])
+        part = _PART_OF_WHOLE.search(lines[-1])
+        if part is not None and len(standalone_numbers(lines[-1])) == 2:
+            # class part-of-whole: "12 of the 30 students walk to school." counts the part; the whole is given
+            return part.group(1), "part-of-whole-of-final-line"
         # class justification-clause: "you can buy 6 pens, since 6 × 3 = 18." reasons after the value
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
         # class colon-elaboration: "Thus there are 7 such complex numbers: $z = 0$ together with the six sixth roots of
