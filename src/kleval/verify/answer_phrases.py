@@ -9,19 +9,24 @@ from kleval.verify.named_values import named_value_list
 from kleval.verify.sentence_values import HEDGED, PROSE_TAIL, TRAILING_CLAUSE, value_ending
 from kleval.verify.statements import WINDOW, Statement, joined_math
 
+# class answer-arrow: an arrow that points from the answer word to the answer ("Answer → 4", "Correct option → c")
+ARROW = r"(?:→|⟶|⇒|->|=>)"
 _ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
                             # (class answer-arrow: "Answer → 4", "final answer => 12")
-                            r"(?: ?(?:[:=]|→|⟶|⇒|->|=>)(?!>))?", re.IGNORECASE)
-ARROWS = ("→", "⟶", "⇒", "->", "=>")
+                            rf"(?: ?(?:[:=]|{ARROW})(?!>))?", re.IGNORECASE)
 _ARROW_LEAD = re.compile(r"[\s*#>_-]*(?:(?:so|thus|hence|therefore|my|our|the|final|correct|right)\b[\s,:]*)*", re.IGNORECASE)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding `text[at]` starts: after ". ", "? ", "! " or a newline."""
+    return max(text.rfind(". ", 0, at), text.rfind("? ", 0, at), text.rfind("! ", 0, at), text.rfind("\n", 0, at)) + 1
 
 
 def arrow_heads_sentence(text: str, at: int) -> bool:
     """Whether an answer word at `at` that an arrow follows opens its sentence or line ("Answer → 4", "So the correct
     option → c"): an arrow labels the answer; in prose ("not the answer → 12", "Draft answer → 7", "First guess for
     the answer → C") it names some other value. (class answer-arrow)"""
-    start = max(text.rfind(". ", 0, at), text.rfind("? ", 0, at), text.rfind("! ", 0, at), text.rfind("\n", 0, at), -1) + 1
-    return _ARROW_LEAD.fullmatch(text, start, at) is not None
+    return _ARROW_LEAD.fullmatch(text, _sentence_start(text, at), at) is not None
 
 
 EMPTY = "\x00empty"  # an answer line left empty: a statement of no answer
@@ -113,16 +118,16 @@ def last_answer_phrase(region: str) -> Statement | None:
         # class answer-heading: "**Final Answer**", "## Answer", "#### Answer" alone on a line, the value below it
         alone = not tail[tail.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" #*>-_")
         heading = (stated.startswith("final") or alone) and re.match(r"[*: ]{0,6}\n", tail[m.end() : m.end() + 8])
-        committed = stated.endswith((":", "=", " is", " be", "→", "⟶", "⇒", ">")) or _OPENS_MATH.match(tail, m.end()) or heading
-        if not committed or (stated.endswith(ARROWS + (">",)) and not arrow_heads_sentence(tail, m.start())):
+        arrow = re.search(rf"{ARROW}$", stated) is not None
+        committed = stated.endswith((":", "=", " is", " be")) or arrow or _OPENS_MATH.match(tail, m.end()) or heading
+        if not committed or (arrow and not arrow_heads_sentence(tail, m.start())):
             continue
         if re.search(r"\b(?:size|sign|form|units?|magnitude|order|format|range|check|parity|type|length) of (?:the|my|our|this) $",
                      tail[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
             return None  # class answer-as-noun: "a sanity check on the size of the answer: about 11 dozen ..." labels
             # nothing, and an answer phrase before it is left behind by the check ("My first thought: the answer is 12.
             # Check the sign of the answer: ... so the change is -12.")
-        start = max(tail.rfind(". ", 0, m.start()), tail.rfind("? ", 0, m.start()), tail.rfind("! ", 0, m.start()),
-                    tail.rfind("\n", 0, m.start()), -1) + 1
+        start = _sentence_start(tail, m.start())
         end = re.search(r"[.!?](?: |$)|\n|$", tail[m.end() :]).start() + m.end()
         if HEDGED.search(tail[start : m.start()]) or re.search(r", but\b", tail[m.end() : end]):
             continue  # class hedged-statement: "It is tempting to say the answer is 6, but ..."

@@ -70,7 +70,8 @@ def bold_final_line(region: str) -> Statement | None:
 
 # class option-value-line: a math answer written as the option that holds it, on the last line ("D) 128", "C. 5.5",
 # "(D) [8, -14]"): the value after the label (never a line of an option list, which another label line opens before it)
-_OPTION_VALUE_LINE = re.compile(r"\**(?:\(([A-J])\)|([A-J])[.)])\**[ \t]+([^A-Za-z\n]*\d[^A-Za-z\n]*)")
+_OPTION_LABEL = r"(?:\([A-J]\)|[A-J][.)])"  # "(D)", "D)", "D."
+_OPTION_VALUE_LINE = re.compile(rf"\**{_OPTION_LABEL}\**[ \t]+([^A-Za-z\n]*\d[^A-Za-z\n]*)")
 
 
 def option_value_line(region: str) -> Statement | None:
@@ -78,9 +79,9 @@ def option_value_line(region: str) -> Statement | None:
     lines = [line.strip() for line in region.rstrip().split("\n") if line.strip()]
     m = _OPTION_VALUE_LINE.fullmatch(lines[-1]) if len(lines) >= 2 and "?" not in lines[-1] else None
     if m is None or lines[-2].rstrip(" *").endswith(":") \
-            or any(re.match(r"\**(?:\([A-J]\)|[A-J][.)])\s", line) for line in lines[:-1]):
+            or any(re.match(rf"\**{_OPTION_LABEL}\s", line) for line in lines[:-1]):
         return None  # (never the last line of a list or a review of the options, "(A) 12\nThis gives 48.\n(B) 16")
-    value = clean_span(m.group(3))
+    value = clean_span(m.group(1))
     earlier = conclusion(region[: region.rstrip().rfind("\n")])
     if earlier is not None and earlier.span.strip() != value:
         return None  # (never over another value the text concluded: "the perimeter is 16.\n\nE) 18")
@@ -91,19 +92,20 @@ def option_value_line(region: str) -> Statement | None:
 # "(B) 12", "The correct choice is **(D) 3/8**", "Answer: (B) trapezoid"): the option's value. Only a letter that one
 # line of the completion's own list labels, and never for a gold that is itself a label ("\\text{(C)}")
 _LABEL_ONLY = re.compile(r"[*_]{0,2}\(?([A-J])\)?[*_]{0,2}\.?")
-_LABEL_AND_VALUE = re.compile(r"[*_]{0,2}(?:\(([A-J])\)|([A-J])[.)])[*_]{0,2}\s+([^\n]{1,80}?)[*_]{0,2}\.?")
+_LABEL_AND_VALUE = re.compile(rf"[*_]{{0,2}}{_OPTION_LABEL}[*_]{{0,2}}\s+([^\n]{{1,80}}?)[*_]{{0,2}}\.?")
 
 
 def option_label_answer(span: str, completion: str) -> str | None:
     """The value of the option a span names by its label, else None."""
     m = _LABEL_AND_VALUE.fullmatch(span.strip())
     if m is not None:
-        return clean_span(m.group(3)) or None
+        return clean_span(m.group(1)) or None
     m = _LABEL_ONLY.fullmatch(span.strip())
     if m is None:
         return None
-    listed = re.findall(rf"(?m)^[ \t]*[-*]?[ \t]*\**(?:\({m.group(1)}\)|{m.group(1)}[.)])\**[ \t]+([^\n]{{1,80}}?)[ \t]*$", completion)
-    return clean_span(listed[0]) or None if len(listed) == 1 else None
+    label = _OPTION_LABEL.replace("[A-J]", m.group(1))
+    listed = re.findall(rf"(?m)^[ \t]*[-*]?[ \t]*\**{label}\**[ \t]+([^\n]{{1,80}}?)[ \t]*$", completion)
+    return (clean_span(listed[0]) or None) if len(listed) == 1 else None
 
 
 def value_of_sentence(content: str) -> str | None:

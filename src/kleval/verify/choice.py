@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.answer_phrases import FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
+from kleval.verify.answer_phrases import ARROW, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
@@ -19,8 +19,6 @@ from kleval.verify.sentence_values import sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
-# class answer-arrow: an arrow that points from the answer word to the answer ("Correct option → c", "Answer => B")
-ARROW = r"(?:→|⟶|⇒|->|=>)"
 _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine|decide|choose|pick|select|tell)"
                             r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
@@ -160,8 +158,6 @@ _ANSWER_NEXT = re.compile(r"\b(?:the (?:remaining|last|only) (?:option|choice|on
 
 
 _VALUE_ANSWER = re.compile(r"(?:\\boxed\{|\banswer(?: is)?[*_]{0,2} ?:?[*_]{0,2} ?\$?)(-?\d[\d.,/]*)", re.IGNORECASE)
-
-
 _ASKS = re.compile(r"\b(?:which|what|whether|determine|figure out|identify|decide|find out)\b", re.IGNORECASE)
 
 
@@ -238,13 +234,13 @@ def _is_final_option_text(label_text: str, letters: str) -> bool:
     """Whether the text after an option label on a final line restates the option: no verdict on it ("D. This is
     wrong because ..."), no hedge, at most 16 words and no other label."""
     # (no other option named: "C. Methane (and D)", "A. Argon, not B"; a capital in another role is the option's text,
-    # "C. B is tangential to the surface.", "C) Dialysis center: Type II error")
+    # "C. B is tangential to the surface.", "C) Dialysis center: Type II error"; nor a revision that names another
+    # option, "A. Actually C is more consistent ...", "A. Or rather D, since ...")
     return not _VERDICT_WORDS.search(label_text) and not _HEDGE_AFTER.search(label_text) and len(label_text.split()) <= 16 \
         and not re.search(rf"[(\[](?-i:[{letters}])[)\]]|(?<![A-Za-z])(?-i:[{letters}])\)|\b(?:option|choice|and|or|nor|not|than|vs\.?"
                           rf"|versus) [(\[]?(?-i:[{letters}])(?![A-Za-z])", label_text, re.IGNORECASE) \
         and not re.search(rf"\b(?:actually|rather|instead|wait|hmm|correction|scratch that|I mean)\b[^.!?]*?"
                           rf"(?<![A-Za-z'’])(?-i:[{letters}])(?![A-Za-z'’])", label_text, re.IGNORECASE)
-    # (nor a revision that names another option: "A. Actually C is more consistent ...", "A. Or rather D, since ...")
 
 
 def _several_options(letters: str) -> re.Pattern[str]:
@@ -354,11 +350,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                                                     region[: final_line.start()]))):
         statements.append((final_line.start() + 1, final_line.group(2), "final-line-letter", len(region)))
     # (class choice-opening-option: also "Option H — total revenue equals total cost." and an explanation after it)
+    whole = compact_whitespace(region).strip()
     bare = re.fullmatch(rf"(?:(?:option|choice) )?\(?([{letters}])(?:(?:[).:]| ?[—–-])(?: .{{0,300}})?)?",
-                        compact_whitespace(region).strip(), re.DOTALL | re.IGNORECASE)
+                        whole, re.DOTALL | re.IGNORECASE)
     # (a lower-case label only with its punctuation and a value, "b. 4", "c) 12"; never the article "a")
-    if bare is not None and bare.group(1) not in letters and bare.group(1).upper() in letters \
-            and re.fullmatch(rf"[{letters.lower()}][.)] \S.{{0,40}}", compact_whitespace(region).strip()):
+    if bare is not None and bare.group(1) not in letters and re.fullmatch(rf"[{letters.lower()}][.)] \S.{{0,40}}", whole):
         return bare.group(1).upper(), "bare-option"
     bare = bare if bare is None or bare.group(1) in letters else None
     if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):

@@ -743,24 +743,31 @@ _NO_ELABORATION = re.compile(r"^\W*-?\$?\d[\d.,]*\$?\W*$|\b(?:but|however|leaves
 _COUNTED_NOUN = re.compile(r"\*{0,2}(?: [A-Za-z][\w'\-]*){1,4}\*{0,2}")
 
 
-def _colon_count(line: str) -> str | None:
+def _colon_count(line: str) -> tuple[str, str] | None:
     """class colon-elaboration: the one number a concluding final line states before a colon that lists what it
-    counted ("Thus there are 4 real roots: $\\pm 1$ and $\\pm 2$." is 4), else None."""
+    counted ("Thus there are 4 real roots: $\\pm 1$ and $\\pm 2$." is 4) and the part before the colon, else None."""
     elaborated = _COLON_ELABORATION.fullmatch(line)
     numbers = standalone_numbers(elaborated.group(1)) if elaborated else []
-    if len(numbers) != 1:
+    # (what follows the colon lists what was counted: never the value itself, "the number of handshakes among 10 people:
+    # 45", nor a further step, "10 candidates: removing the 2 ... leaves 8")
+    if len(numbers) != 1 or _NO_ELABORATION.search(line[elaborated.end(1) + 1 :]):
         return None
     before, after = elaborated.group(1)[: numbers[0].start()], elaborated.group(1)[numbers[0].end() :]
     # the number counts the noun that closes the part ("7 such complex numbers"), not a date or place ("in 2024 the
     # shop sold more bikes: 57 of them")
-    # (what follows the colon lists what was counted: never the value itself, "the number of handshakes among 10 people:
-    # 45", nor a further step, "10 candidates: removing the 2 ... leaves 8")
-    if _NO_ELABORATION.search(line[elaborated.end(1) + 1 :]):
-        return None
     if not _COUNTED_NOUN.fullmatch(after) or re.search(r"\b(?:in|on|at|by|since|from|until|of|to|after|before)\W*$", before,
                                                          re.IGNORECASE):
         return None
-    return numbers[0].group(0).rstrip(",")
+    return numbers[0].group(0).rstrip(","), elaborated.group(1)
+
+
+def _alternatives(text: str) -> str | None:
+    """class number-alternatives: "8 or 9" when `text` ends on two numbers joined by "or" ("It could be 11 or 14",
+    "the answer is either 8 or 9"): two values, never the last one; else None."""
+    numbers = standalone_numbers(text)
+    if len(numbers) >= 2 and re.fullmatch(r",? or ", text[numbers[-2].end() : numbers[-1].start()]):
+        return f"{numbers[-2].group(0)} or {numbers[-1].group(0)}"
+    return None
 
 
 def _number_answer(text: str) -> tuple[str | None, str]:
@@ -770,8 +777,8 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         # (kind number asks for one value: the count before the colon, not the list of what was counted after it)
         final_line = text.rstrip().rsplit("\n", 1)[-1]
         counted = _colon_count(final_line)
-        if counted is not None and counted != span:
-            return counted, how + "/colon-elaboration"
+        if counted is not None and counted[0] != span:
+            return counted[0], how + "/colon-elaboration"
     if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
@@ -785,10 +792,8 @@ def _number_answer(text: str) -> tuple[str | None, str]:
                 return bold, how + "/bold-value-in-span"  # class bold-value-then-aside (kleval.verify.bold_value)
             if (hours := compound_duration(span)) is not None:
                 return hours, how + "/compound-duration"
-            numbers = standalone_numbers(span)
-            if len(numbers) >= 2 and re.fullmatch(r",? or ", span[numbers[-2].end() : numbers[-1].start()]):
-                # class number-alternatives: "the answer is either 8 or 9" gives two values, never the last one
-                return f"{numbers[-2].group(0)} or {numbers[-1].group(0)}", how + "/alternatives-in-span"
+            if (both := _alternatives(span)) is not None:
+                return both, how + "/alternatives-in-span"
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
@@ -819,19 +824,18 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         lines[-1] = drop_justification(lines[-1])  # (kleval.verify.clauses: also without a comma, "... because 13 is prime")
         # class colon-elaboration: "Thus there are 7 such complex numbers: $z = 0$ together with the six sixth roots of
         # unity." concludes before its colon and lists what it counted after it
-        elaborated = _COLON_ELABORATION.fullmatch(lines[-1])
-        if elaborated and _colon_count(lines[-1]) is not None:
-            lines[-1] = elaborated.group(1)
+        counted = _colon_count(lines[-1])
+        if counted is not None:
+            lines[-1] = counted[1]
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"
+    if lines and (both := _alternatives(lines[-1])) is not None:  # "It could be 11 or 14, depending on ..."
+        return both, "alternatives-of-final-line"
     numbers = standalone_numbers(lines[-1]) if lines else []
-    if len(numbers) >= 2 and re.fullmatch(r",? or ", lines[-1][numbers[-2].end() : numbers[-1].start()]):
-        # class number-alternatives: "It could be 11 or 14, depending on ..." gives two values, never the last one
-        return f"{numbers[-2].group(0)} or {numbers[-1].group(0)}", "alternatives-of-final-line"
     last = numbers[-1] if numbers and standalone(lines[-1], numbers[-1].start(), numbers[-1].end()) else None
     number = last.group(0).rstrip(",") if last else None  # never the 2 glued inside "AZYUK2A" or "2^k" (glued-number)
     if number is not None:

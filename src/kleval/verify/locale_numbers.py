@@ -11,9 +11,9 @@ decimals. "58.500" alone is ambiguous (58.5 in English), so the completion's own
   zero, "3.14159"), or a comma before exactly three digits in a text with no decimal-comma sign of its own.
 
 Only a completion with decimal-comma evidence and no decimal-point evidence is rewritten, every number in it:
-"58.500" -> "58500", "1.234,5" -> "1234.5", "3{,}21" -> "3.21", "1,5" -> "1.5" (a run of commas, "1,2,3", still lists, and a pair in
-round or square brackets, "(2,3)", "[1,5]", is a point or an interval). Golds are never rewritten; a gold
-keeps the benchmark's own convention.
+"58.500" -> "58500", "1.234,5" -> "1234.5", "3{,}21" -> "3.21", "1,5" -> "1.5" (a run of commas, "1,2,3", still
+lists, and a pair in round or square brackets, "(2,3)", "[1,5]", is a point or an interval). Golds are never
+rewritten; a gold keeps the benchmark's own convention.
 """
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def locale_numbers(text: str) -> str:
     # runs, never a run of them, "1,2,3", which lists)
     text = re.sub(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?=,\d|(?!\d|\.\d))", _grouped, text)
     text = re.sub(r"(?<=\d)\{,\}(?=\d)", ".", text)
+
     def decimal(m: re.Match) -> str:
         bracketed = re.search(r"[(\[] ?$", text[: m.start()]) and re.match(r" ?[)\]]", text[m.end() :])
         return m.group(0) if bracketed else f"{m.group(1)}.{m.group(2)}"
