@@ -110,8 +110,9 @@ def _clock_source(source: str) -> str:
 
 
 # (the half of the day the text itself gives the reading: "7:20 in the morning", "quarter past noon", "7:20 a.m.")
-_MORNING = re.compile(r"\b(?:a\.?\s?m\b\.?|in the morning|midnight|the next morning|before noon|AM\b)", re.IGNORECASE)
-_AFTERNOON = re.compile(r"\b(?:p\.?\s?m\b\.?|in the (?:afternoon|evening)|at night|tonight|noon|midday|PM\b)", re.IGNORECASE)
+# (a.m. and p.m. only after a clock reading, "7:20 a.m.", "7am": never the verb in "I am sure")
+_MORNING = re.compile(r"\d ?a\.? ?m\b|\b(?:in the morning|midnight|before noon)\b", re.IGNORECASE)
+_AFTERNOON = re.compile(r"\d ?p\.? ?m\b|\b(?:in the (?:afternoon|evening)|at night|tonight|noon|midday)\b", re.IGNORECASE)
 
 
 def clock_without_meridiem(gold_source: str, pred_source: str, completion: str = "") -> bool | None:
