@@ -6,7 +6,7 @@ import re
 from kleval.verify.extract import boxes_with_positions, clean_span, math_blocks, math_safe_tail
 from kleval.verify.glued import leading_expression, standalone
 from kleval.verify.named_values import named_value_list
-from kleval.verify.sentence_values import HEDGED, PROSE_TAIL, TRAILING_CLAUSE, value_ending
+from kleval.verify.sentence_values import HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending
 from kleval.verify.statements import WINDOW, Statement, joined_math
 
 # class answer-arrow: an arrow that points from the answer word to the answer ("Answer → 4", "Correct option → c")
@@ -242,6 +242,31 @@ def value_then_phrase(region: str) -> Statement | None:
         return None
     start = len(region) - len(tail) + last.start()
     return Statement(last.group(1).strip("$"), "answer-phrase", start, start + len(last.group(0)))
+
+
+# class answer-first: a completion that opens with its value and then says it will explain ("**18**. Here's why:",
+# "42 - here is how:", "$\frac{3}{4}$. Explanation:") answers with that value; the explanation after it may hold
+# other numbers (a check, "removing one shelf would leave 12"). Only a value alone before the cue, on the first line
+_EXPLAINS = (r"(?:here(?:'s|\u2019s| is) (?:why|how|the (?:breakdown|reasoning|explanation|calculation|working))\b"
+             r"|explanation\b|reasoning\b|let me explain\b)")
+_ANSWER_FIRST = re.compile(r"^\W{0,3}?(?:\*\*)?\$?(-?\d[\d,]*(?:\.\d+)?|\\frac\{\d+\}\{\d+\})\$?(?:\*\*)?[.:]? ?(?:[-\u2014\u2013:] ?)?"
+                           rf"{_EXPLAINS}", re.IGNORECASE)
+# (or an opening bold sentence with one number, "**She taps 2450 times in total.**", then "Here is the breakdown:")
+_SENTENCE_FIRST = re.compile(rf"^\*\*([^*\n]{{1,150}})\*\*[ \t]*\n\s*{_EXPLAINS}", re.IGNORECASE)
+
+
+def answer_first(region: str) -> Statement | None:
+    """The value a completion opens with before "Here's why:" (class answer-first)."""
+    m = _ANSWER_FIRST.match(region.lstrip())
+    if m is None:
+        sentence = _SENTENCE_FIRST.match(region.lstrip())
+        numbers = re.findall(r"(?<![\w.,])-?\d[\d,]*(?:\.\d+)?(?![\w,])", sentence.group(1)) if sentence else []
+        if len(numbers) != 1 or NEGATION.search(sentence.group(1)):
+            return None
+        start = len(region) - len(region.lstrip()) + sentence.start(1) + sentence.group(1).find(numbers[0])
+        return Statement(numbers[0], "answer-first", start, start + len(numbers[0]))
+    start = len(region) - len(region.lstrip()) + m.start(1)
+    return Statement(m.group(1), "answer-first", start, start + len(m.group(0)) - m.start(1))
 
 
 # class go-with: the writer's closing choice among candidates ("Two of the three paths agree, so I'll go with

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
@@ -71,7 +72,9 @@ def bold_final_line(region: str) -> Statement | None:
 # class option-value-line: a math answer written as the option that holds it, on the last line ("D) 128", "C. 5.5",
 # "(D) [8, -14]"): the value after the label (never a line of an option list, which another label line opens before it)
 _OPTION_LABEL = r"(?:\([A-J]\)|[A-J][.)])"  # "(D)", "D)", "D."
-_OPTION_VALUE_LINE = re.compile(rf"\**{_OPTION_LABEL}\**[ \t]+([^A-Za-z\n]*\d[^A-Za-z\n]*)")
+# (the line may name the option, "Option (B) 12", "选项 (B) 3.3 MeV。", and the value may close with its unit)
+_OPTION_VALUE_LINE = re.compile(rf"(?:(?:Option|Choice|选项|選項)[ \t]*)?\**{_OPTION_LABEL}\**[ \t]+"
+                                r"([^A-Za-z\n]*\d[^A-Za-z\n]*?(?:\\(?:mathrm|text) ?\{ ?[A-Za-z]{1,5} ?\}|[A-Za-z]{1,5})?[^A-Za-z\n。]*)[。．]?")
 
 
 def option_value_line(region: str) -> Statement | None:
@@ -83,9 +86,20 @@ def option_value_line(region: str) -> Statement | None:
         return None  # (never the last line of a list or a review of the options, "(A) 12\nThis gives 48.\n(B) 16")
     value = clean_span(m.group(1))
     earlier = conclusion(region[: region.rstrip().rfind("\n")])
-    if earlier is not None and earlier.span.strip() != value:
-        return None  # (never over another value the text concluded: "the perimeter is 16.\n\nE) 18")
+    if earlier is not None and earlier.span.strip() != value and not _rounds_to(earlier.span, value):
+        return None  # (never over another value the text concluded: "the perimeter is 16.\n\nE) 18"; "≈ 3.26 MeV" then
+        # "(B) 3.3 MeV" is that value rounded to the option's places)
     return Statement(value, "option-value-line", len(region)) if value else None
+
+
+def _rounds_to(earlier: str, value: str) -> bool:
+    """Whether the last number of `earlier` rounds to the one number of `value` at `value`'s decimal places."""
+    before, option = re.findall(r"\d+(?:\.\d+)?", earlier), re.findall(r"\d+(?:\.\d+)?", value)
+    if not before or len(option) != 1:
+        return False
+    places = len(option[0].partition(".")[2])
+    rounded = Decimal(before[-1]).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)  # (2.25 -> 2.3, as by hand)
+    return rounded == Decimal(option[0]) and len(before[-1].partition(".")[2]) > places
 
 
 # class option-label-answer: a math gold that is an option's value, answered by the option ("Answer: B" after the list

@@ -23,6 +23,8 @@ _NO_COMMITMENT = re.compile(r"\b(?:cannot|can't|can ?not|unable to) (?:determine
                             r"|\bnone of the (?:options|choices|answers)\b", re.IGNORECASE)
 
 
+_REASON_AFTER = re.compile(r"^[*)\].]{0,4},? (?:because|since|as|given that)\b[^.!?\n]{0,200}[.!?]?", re.IGNORECASE)
+
 def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
     """The answer-phrase pattern; the other languages' phrases only when the text has one of their words."""
     return re.compile(
@@ -374,6 +376,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
             # "That leaves 1 (...) and 3 (...). My answer: 1 or 3." (never the verb: "A common mistake is to answer A or B")
             return None, "a later answer names several options, not one"
         after = region[end:]
+        # (class choice-reason-after-answer: the reason given in the answer's own sentence, "Answer: B because C is not
+        # valid for negative inputs.", argues for the letter; only what follows that sentence can retract it)
+        reason = _REASON_AFTER.match(after)
+        if reason and not re.search(r"\b(?:wait|actually|hmm|hold on|oops|scratch|no,)", reason.group(0), re.IGNORECASE):
+            after = after[reason.end() :]
         opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]
         # (class choice-note-after-answer: a note that opens with its own marker, "Note that option D is the trap:
         # it keeps the extraneous root.", explains the distractors; it retracts nothing)

@@ -5,6 +5,7 @@ import re
 
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
 from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
+from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
 from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.restatement import restated_value, set_aside_values
@@ -39,6 +40,34 @@ _SUBJECT_VALUE = re.compile(
     r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
 
 
+# class joined-assignments: a concluding sentence that is only assignments to distinct unknowns, each in its own math,
+# joined by "and" or commas ("So $x = 3$ and $y = 7$.", "Thus $a = 2$, $b = -1$, and $c = 5$.") states them all, as
+# "$x = 3, y = 7$" does, for a gold that is a tuple or a list; a single gold is the unknown named last ("Therefore $x = 4$
+# and $y = 16$." answers 16, the quantity the question asked for); never one name twice (the values of one unknown
+# are their own class)
+_ASSIGNED = r"\$[A-Za-z] ?= ?[^$=]{1,40}\$"
+_JOINED_ASSIGNMENTS = re.compile(r"^\W{0,4}(?:so|thus|therefore|hence|finally|in conclusion),? (?:we (?:get|have|find|obtain) )?"
+                                 rf"({_ASSIGNED}(?:(?:,? and |, ){_ASSIGNED})+)[.!]?\W{{0,4}}$", re.IGNORECASE)
+
+
+def joined_assignments(sentence: str) -> str | None:
+    """"x = 3, y = 7" for a concluding "So $x = 3$ and $y = 7$." (class joined-assignments), else None."""
+    joined = _JOINED_ASSIGNMENTS.match(sentence.strip())
+    if joined is None or NEGATION.search(sentence):
+        return None
+    pairs = re.findall(r"\$([A-Za-z]) ?= ?([^$=]{1,40})\$", joined.group(1))
+    if len({name for name, _ in pairs}) < len(pairs):
+        return None
+    return ", ".join(f"{name} = {value.strip()}" for name, value in pairs)
+
+
+# class passive-subject-clause: a concluding clause whose value is its subject and whose verb is passive ("..., so 0.3 kg
+# of sugar is needed.", "..., so 12 tiles are required."): the subject's value, never the participle ("needed")
+_PASSIVE_SUBJECT = re.compile(r"^(?:a total of |exactly |only )?(?:(" + NUMBER_TEXT + r")|\$([^$]{1,40})\$)"
+                              r"(?: [A-Za-z][a-z\-]{0,20}){0,4} (?:is|are|was|were|will be) (?:needed|required|used|left"
+                              r"|necessary|sold|bought|eaten|made|spent|saved|produced|collected)[.!]?$", re.IGNORECASE)
+
+
 # a later part of the sentence that states a value of its own ("Thus 2 pairs were counted twice, giving a
 # total of 10"): the subject is then not the answer
 _STATES_ANOTHER = re.compile(r"\b(?:giving|making|gives|makes|resulting|leaving|leaves|so|thus|hence|therefore|total"
@@ -63,6 +92,12 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
     s = math_safe_tail(sentence, 600)
+    last_clause = None
+    for last_clause in CONCLUDING_CLAUSE.finditer(s):
+        pass
+    passive = _PASSIVE_SUBJECT.match(s[last_clause.end() :]) if last_clause and math_balanced(s[: last_clause.start()]) else None
+    if passive and not NEGATION.search(passive.group(0)):  # class passive-subject-clause
+        return clean_span(passive.group(1) or passive.group(2)), True
     value = main_clause_value(s, concluding)
     if value:
         return value, concluding
@@ -189,7 +224,8 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         sentence = sentences[index]
         if index == final == len(sentences) - 1:  # class worded-number-in-sentence: "So in 15 minutes he will go ten
             # miles." (only a sentence that closes the text)
-            sentence = worded_numbers_as_digits(without_parenthetical_aside(sentence))
+            # (class clock-in-words: "The movie ends at half past seven." states 7:30)
+            sentence = worded_numbers_as_digits(worded_clock_as_digits(without_parenthetical_aside(sentence)))
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))
@@ -203,6 +239,8 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
             break  # class hedged-statement: the closing candidate is doubted or asked, no earlier one is read instead
         if BRACKETED_CORRECTION.search(sentence):
             break  # class bracketed-correction: "Total: $1,800 (correction: ..., so $1,500)." withdraws its value
+        if concluding and (joined := joined_assignments(sentence)):
+            return Statement(joined, "joined-assignments", offset)
         value, concluding = sentence_value(sentence, concluding)
         if value and negated(sentence, value):
             break  # class negated-statement: "Thus the value cannot be 5."

@@ -17,6 +17,7 @@ from kleval.verify.bare_answers import option_label_answer
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
+from kleval.verify.complements import final_complement
 from kleval.verify.dates import clock_without_meridiem
 from kleval.verify.decimals import marked_approximate, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, dollar_delimiters, plain_numbers, restore_escapes, unify_box_commands
@@ -26,6 +27,7 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
 from kleval.verify.units import unit_after, unit_word_at
+from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
 VERIFIER_VERSION = "2.18.0"
@@ -34,8 +36,18 @@ VERIFIER_VERSION = "2.18.0"
 @functools.lru_cache(maxsize=65536)
 def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     """Golds repeat n times per problem (n samples); parse each once per worker."""
-    normalized = normalize_span(_gold_span(gold, policy), policy)
-    return normalized, canonicalize(normalized, policy)
+    span = _gold_span(gold, policy)
+    normalized = normalize_span(span, policy)
+    try:
+        return normalized, canonicalize(normalized, policy)
+    except ParseFailure as exc:
+        # class prose-gold-statement: a gold written as a sentence ("The sequence converges to 0.") is reduced to
+        # the value its sentence states, read as a completion's closing sentence is; never a sentence without one
+        stated, how = grammar.find_math_answer(span) if str(exc).startswith("prose, not math") else (None, "")
+        if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == span.strip():
+            raise
+        normalized = normalize_span(stated, policy)
+        return normalized, canonicalize(normalized, policy)
 
 
 # A span that ends in a percent sign or word: `62.5\%`, `28 percent`, `5\text{ percent}`, `12 pct`.
@@ -191,6 +203,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not chosen.choice_letters and span is not None and _choice_letter(gold, "ABCDEFGHIJ") is None \
             and (value := option_label_answer(span, completion)) is not None:
         span, how = value, how + "/option-label-answer"
+    if span is not None and (listed := comma_list(span, completion)) is not None:
+        span, how = listed, how + "/comma-list"  # class comma-list-not-thousands (kleval.verify.value_lists)
     if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (hours := grammar.compound_duration(span)):
         span, how = hours, how + "/compound-duration"
     if chosen.choice_letters:
@@ -213,6 +227,11 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # a few words without any math ("no answer") answer only a worded gold ("even", "Evelyn"), unless the
         # words are a worded value (class number-words: "Twelve.", "No solution." is the empty set)
         span, how = None, f"the completion is a short phrase ({span[:40]!r}) and the gold is not worded"
+    if gold_canon.kind == "text" and (span is None or how in ("conclusion-sentence", "final-statement", "bare-math")
+                                      or how.startswith("last-number")) and (word := final_complement(completion)):
+        span, how = word, "final-complement"  # class final-complement (kleval.verify.complements): "It will be a Sunday."
+    if how == "joined-assignments" and gold_canon.kind not in ("seq", "list", "set"):
+        span, how = span.rsplit(", ", 1)[-1], "conclusion-sentence/last-assignment"  # (kleval.verify.conclusions)
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
     if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs

@@ -129,3 +129,49 @@ def clock_without_meridiem(gold_source: str, pred_source: str, completion: str =
             or (_MORNING if evening else _AFTERNOON).search(completion[-600:]):
         return None
     return (int(g.group(1)), g.group(2), g.group(3) or "00") == (int(p.group(1)), p.group(2), p.group(3) or "00")
+
+
+# class clock-in-words: a final sentence that reads the clock in words ("The movie ends at half past seven.", "a quarter
+# to nine", "twenty minutes past 3", "seven o'clock") states that time in digits (7:30, 8:45, 3:20, 7:00). Only a
+# twelve-hour hour (1 to 12) and minutes 1 to 59 that say "minutes", "half" or "quarter" ("ten past three" needs no
+# "minutes"); never "10 to 12" nor "five to seven" (a range)
+_HOUR_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_HOUR = r"(?P<hour>1[0-2]|0?[1-9]|" + "|".join(_HOUR_WORDS) + ")"
+# (and the half of the day said in words after it: "a quarter to four in the afternoon" is 3:45 p.m.)
+_WORDED_CLOCK = re.compile(r"\b(?:(?:(?P<half>half)|(?:a )?(?P<quarter>quarter)|(?P<minutes>\d{1,2}|[a-z]+(?:[ \-][a-z]+)?) minutes?|(?P<plain>five|ten|twenty|twenty-five)(?= past))"
+                           rf" (?P<relation>past|after|to|before) {_HOUR}\b(?![:\d]| ?(?:minutes?|hours?|days?|o'clock))"
+                           rf"|{_HOUR.replace('hour', 'whole')} o'clock\b)"
+                           r"(?: in the (?P<morning>morning)| in the (?P<evening>afternoon|evening)| (?P<night>at night))?", re.IGNORECASE)
+
+
+def worded_clock_as_digits(sentence: str) -> str:
+    """`sentence` with each clock reading in words written as digits ("half past seven" -> "7:30")."""
+    from kleval.verify.forms import number_from_words
+
+    def hour(text: str) -> int:
+        return int(text) if text.isdigit() else _HOUR_WORDS.index(text.lower()) + 1
+
+    def digits(m: re.Match) -> str:
+        if m.group("whole"):
+            h, minutes = hour(m.group("whole")), 0
+        elif m.group("half"):
+            if m.group("relation").lower() not in ("past", "after"):
+                return m.group(0)  # ("half to seven" is no English reading)
+            minutes = 30
+        elif m.group("quarter"):
+            minutes = 15
+        else:
+            words = m.group("minutes") or m.group("plain")
+            value = int(words) if words.isdigit() else number_from_words(words)
+            if value is None or not 1 <= value <= 59 or value != int(value):
+                return m.group(0)
+            minutes = int(value)
+        if not m.group("whole"):
+            h = hour(m.group("hour"))
+        if not m.group("whole") and m.group("relation").lower() in ("to", "before"):
+            h, minutes = (h - 2) % 12 + 1, 60 - minutes
+        # (written without its closing dot, which the sentence's full stop may give: "at 8:45 p.m.")
+        meridiem = " a.m" if m.group("morning") else " p.m" if m.group("evening") or m.group("night") else ""
+        return f"{h}:{minutes:02d}{meridiem}"
+
+    return _WORDED_CLOCK.sub(digits, sentence)

@@ -78,7 +78,13 @@ _NEGATIVE_WORDS = ("negative ", "minus ")
 # any"); "dozen" and the fraction words keep their word ("two dozen" is "2 dozen", read as digits are read) and a mixed
 # number stays in words ("two and a half")
 _CARDINAL_WORD = "|".join(sorted([*_NUMBER_WORDS, *SCALE_WORDS], key=lambda w: (-len(w), w)))
-_CARDINAL_RUN = re.compile(rf"(?<![\w\-])(?P<sign>(?:negative|minus) )?(?P<words>(?:{_CARDINAL_WORD})(?:(?:[ \-]| and )(?:{_CARDINAL_WORD}))*)"
+# ("a hundred and twenty" is 120, "two thousand, one hundred and five" 2105; a mixed number, "one and a half hours", is
+# read whole: 1.5; so is a fraction, "three-fourths of her sandwich" 3/4, "two thirds" 2/3, but "two quarters" without
+# its hyphen may be coins and stays words)
+_MIXED_FRACTION = rf" and (?:an?|one|two|three|four|five|six|seven|eight|nine)[ \-](?:{'|'.join(_DENOMINATORS)})"
+_CARDINAL_RUN = re.compile(rf"(?<![\w\-])(?P<sign>(?:negative|minus) )?(?P<words>(?:an? (?=(?:hundred|thousand|million|billion)\b))?"
+                           rf"(?:{_CARDINAL_WORD})(?:(?:[ \-]|,? and |, )(?:{_CARDINAL_WORD}))*)(?P<mixed>{_MIXED_FRACTION})?"
+                           rf"(?P<fraction>-(?:{'|'.join(_DENOMINATORS)})| (?:{'|'.join(d for d in _DENOMINATORS if 'quarter' not in d)}))?"
                            rf"(?![\w\-])", re.IGNORECASE)
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|these|those|all|its|their|his|her|our|your|my|each|every|both|first|last|next"
                                 r"|other|another|any|which|whose"
@@ -86,8 +92,6 @@ _DETERMINER_BEFORE = re.compile(r"\b(?:the|these|those|all|its|their|his|her|our
                                 r"|of|using|with|from|in|into|for|among|between|by|on|at|per|after|before|over|across|within"
                                 r"|through|than)\s+$", re.IGNORECASE)
 _NUMBER_BEFORE = re.compile(r"(?:\d|\b(?:" + _CARDINAL_WORD + r"))\s+$", re.IGNORECASE)
-_MIXED_FRACTION_AFTER = re.compile(rf" and (?:an?|one|two|three|four|five|six|seven|eight|nine)[ \-](?:{'|'.join(_DENOMINATORS)})\b",
-                                   re.IGNORECASE)
 
 
 _DIGIT_NUMBER = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?")
@@ -102,32 +106,46 @@ _WORD_GUARD = re.compile(r"\b(?:maybe|probably|perhaps|possibly|nearly|almost|ab
                          r"|would|wait|unsure)\b|n't\b|\?", re.IGNORECASE)
 
 
+# a sentence's conclusion follows its last "so"/"thus"/"which means": only that clause's digits can state the value
+# ("10% of $1,000 is $100, so the new rent is eleven hundred dollars." states 1100)
+_CONCLUDING_CLAUSE = re.compile(r"(?:[,;] (?:and )?| and )(?:so|thus|hence|therefore|which means|which gives|meaning)(?: that)?,? ",
+                                re.IGNORECASE)
+# a lone "one" is a count only where the sentence counts with it ("There is one person in purple.", "exactly one")
+_ONE_COUNTS = re.compile(r"\b(?:there (?:is|was|will be|remains?)|there's|exactly|only|just)\s+$", re.IGNORECASE)
+
+
 def worded_numbers_as_digits(text: str) -> str:
     """`text` with each run of English cardinal words that counts something written as its digits ("ten miles" ->
-    "10 miles"; "the three cups" stays). A text whose digits state a value of their own ("Mary spent $24 buying
-    eight pencils.", "It takes 6 hours if two workers help.") keeps its words: only digits in a qualifying phrase
-    ("in 15 minutes") leave the words to state the value. Words next to an operation, a range, a ratio, a decimal
-    point, a fraction word or an alternative ("ten minus three", "twenty to thirty", "five out of six", "two point
-    five", "two thirds", "seven or eight", "five, six") and a count of dozens stay words, and so does a sentence that
-    doubts, bounds or denies ("maybe four", "nearly nine", "nine is wrong")."""
+    "10 miles"; "a hundred and twenty sheep" -> "120 sheep"; "one and a half hours" -> "1.5 hours"; "the three cups"
+    stays). A text whose digits state a value of their own ("Mary spent $24 buying eight pencils.", "It takes 6 hours
+    if two workers help.") keeps its words: only digits in a qualifying phrase ("in 15 minutes") or before the
+    sentence's concluding clause ("$100, so the new rent is eleven hundred dollars") leave the words to state the
+    value. Words next to an operation, a range, a ratio, a decimal point, a fraction word or an alternative ("ten
+    minus three", "twenty to thirty", "five out of six", "two point five", "two thirds", "seven or eight", "five,
+    six") and a count of dozens stay words, and so does a sentence that doubts, bounds or denies ("maybe four",
+    "nearly nine", "nine is wrong")."""
     if _WORD_GUARD.search(text):
         return text
-    for number in _DIGIT_NUMBER.finditer(text):
+    clauses = list(_CONCLUDING_CLAUSE.finditer(text))
+    start = clauses[-1].end() if clauses else 0
+    for number in _DIGIT_NUMBER.finditer(text, start):
         if not _DETERMINER_BEFORE.search(text[: number.start()]):
             return text
 
     def digits(m: re.Match) -> str:
         words, sign = m.group("words"), m.group("sign") or ""
         before = text[: m.start()]
-        if words.lower() == "one" or _MIXED_FRACTION_AFTER.match(text, m.end()) or _DETERMINER_BEFORE.search(before) \
-                or _WORD_AFTER.match(text, m.end()) or _WORD_BEFORE.search(before):
-            return m.group(0)  # (and "two and a half" stays a mixed number in words)
-        value = _cardinal([w for w in re.split(r"[\s\-]+", words.lower().replace(" and ", " ")) if w])
+        if m.start() < start or words.lower() == "one" and not (m.group("mixed") or m.group("fraction") or _ONE_COUNTS.search(before)) \
+                or _DETERMINER_BEFORE.search(before) or _WORD_AFTER.match(text, m.end()) or _WORD_BEFORE.search(before):
+            return m.group(0)
+        value = number_from_words(words.replace(",", "") + (m.group("mixed") or m.group("fraction") or ""))
         if value is None:
             return m.group(0)
         if sign.lower().startswith("minus") and _NUMBER_BEFORE.search(before):
             return m.group(0)  # "ten minus three" subtracts: an operation stays words
-        return f"-{value}" if sign else str(value)
+        shown = str(value) if value.q == 1 else str(float(value)) if 10**6 % value.q == 0 and not m.group("fraction") \
+            else f"{abs(value.p)}/{value.q}"
+        return f"-{shown}" if sign else shown
 
     return _CARDINAL_RUN.sub(digits, text)
 

@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from kleval.verify.answer_phrases import (
     TRUNCATED_END,
+    answer_first,
     foreign_answer_phrase,
     go_with_statement,
     last_answer_phrase,
@@ -89,6 +90,7 @@ from kleval.verify.statements import (
     named_box,
 )
 from kleval.verify.unicode_math import unicode_math
+from kleval.verify.value_lists import asked_part
 
 # (class chat-template-tokens: also Gemma's `<start_of_turn>`/`<end_of_turn>`, Phi's `<|user|>`/`<|end|>`, DeepSeek's
 # `<｜User｜>`/`<｜end▁of▁sentence｜>` and Llama-2's `[INST]`: each ends the model's turn)
@@ -379,7 +381,8 @@ _CHAIN_CONSTANT = re.compile(r"=\s*((?:[-+\d.,\s&{}()\[\]^_/*]|\\(?:frac|dfrac|t
                              r"|\\|pmatrix|bmatrix)\b|\\\\|\b(?:pmatrix|bmatrix)\b)+)$")
 
 
-_NAMED_QUANTITY = re.compile(r"\s*(?:\\mathbf\{[A-Za-z]\}|\\vec\{[A-Za-z]\}|[A-Za-z](?:_\{?\w{1,3}\}?)?(?:\([^()=]{1,20}\))?)"
+# (also the limit of one, `\lim_{n\to\infty} a_n = 0`: the value the working found for it)
+_NAMED_QUANTITY = re.compile(r"\s*(?:\\lim_\{[^{}=]{1,30}\}\s*)?(?:\\mathbf\{[A-Za-z]\}|\\vec\{[A-Za-z]\}|[A-Za-z](?:_\{?\w{1,3}\}?)?(?:\([^()=]{1,20}\))?)"
                              r"(?:\s*\\begin\{[pb]matrix\}[^=]{1,200}?\\end\{[pb]matrix\})?\s*$")
 
 
@@ -411,7 +414,8 @@ def closing_display(region: str) -> Statement | None:
         if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or") \
                 or re.search(r"=[^=]*(?:,|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content):
             return None  # (nor a display listing assignments, "x_1 = 2, \quad x_2 = 3": its last side is one value of two)
-        if content.count("=") >= 2:  # (the value a chain ends on; "x = 5" stays whole, so it answers no gold "y = 5")
+        if content.count("=") >= 2 or content.startswith("\\lim"):
+            # (the value a chain or a limit ends on; "x = 5" stays whole, so it answers no gold "y = 5")
             content = content.rsplit("=", 1)[1].strip()
     return Statement(content, "closing-display", start) if content else None
 
@@ -529,7 +533,8 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
                 and not re.search(r"\b(?:if|when|unless|assuming|provided)\b", region[earlier.start : cut], re.IGNORECASE):
             phrase = earlier
     statements = [s for s in (box, phrase, closing_a_line(region), marker_statement(region), answer_tag(region), json_answer(region),
-                              foreign_answer_phrase(region), go_with_statement(region), value_then_phrase(region)) if s]
+                              foreign_answer_phrase(region), go_with_statement(region), value_then_phrase(region),
+                              answer_first(region)) if s]
     if statements:
         committed = [s for s in statements if s.how != "hypothetical-answer-phrase"]
         last = max(committed or statements, key=lambda s: s.start)
@@ -590,7 +595,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         return difference, "real-line-except"
     short = len(region.strip()) <= BARE_MAX_CHARS and "\n" not in region.strip()
     for finder in ((bare_answer, bold_final_line, yes_no_opening, labelled_list_line, conclusion) if short
-                   else (bold_final_line, yes_no_opening, closing_display, labelled_list_line, conclusion,
+                   else (bold_final_line, yes_no_opening, closing_display, asked_part, labelled_list_line, conclusion,
                          option_value_line, bare_answer)):
         found = finder(region)
         if found is not None and found.span:
@@ -782,6 +787,10 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
+    fraction = re.match(r"(-?\d+/[1-9]\d*)(?= [a-z]|$)", span if re.search(r"\d", span) else worded_numbers_as_digits(span)) \
+        if span is not None else None
+    if fraction is not None:  # class fraction-in-span: "7/8 of the pie", "seven eighths of the pie" (fraction-words) is 7/8
+        return fraction.group(1), how + "/fraction-in-span"
     if span is not None and re.search(r"\d", span):
         # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer
         main_part = _ADDITION.sub("", span)

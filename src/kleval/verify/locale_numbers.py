@@ -8,7 +8,8 @@ decimals. "58.500" alone is ambiguous (58.5 in English), so the completion's own
   number with a decimal comma ("1.234,5"), or a text in one of those languages (several of its common words, or its
   answer word) that writes point-grouped thousands ("65.000", "6.500");
 - decimal-point evidence, which always wins: a point with other than three digits after it ("2.5", "0.125" after a
-  zero, "3.14159"), or a comma before exactly three digits in a text with no decimal-comma sign of its own.
+  zero, "3.14159"), an approximation to three places that is no round thousand ("\\approx 1.414"), or a comma
+  before exactly three digits in a text with no decimal-comma sign of its own.
 
 Only a completion with decimal-comma evidence and no decimal-point evidence is rewritten, every number in it:
 "58.500" -> "58500", "1.234,5" -> "1234.5", "3{,}21" -> "3.21", "1,5" -> "1.5" (a run of commas, "1,2,3", still
@@ -24,7 +25,10 @@ _CANDIDATE = re.compile(r"\d\{,\}\d|(?<![\d.,])[1-9]\d{0,2}\.\d{3}(?!\d)|\d,\d")
 _LATEX_DECIMAL_COMMA = re.compile(r"\d\{,\}(?:\d{1,2}|\d{4,})(?!\d)")
 _GROUPED_WITH_COMMA = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+,\d+(?!\d)")
 _POINT_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|\.\d)")
-_POINT_DECIMAL = re.compile(r"(?<![\d.,{])\d+\.(?:\d{1,2}|\d{4,})(?![\d.])|(?<![\d.,])0\.\d+")
+# (also an approximation written with a point and three digits that do not end a round thousand, "\sqrt 2 \approx 1.414",
+# "≈ 2.718": an approximate count of thousands is rounded, "≈ 1.500", so these are decimals)
+_POINT_DECIMAL = re.compile(r"(?<![\d.,{])\d+\.(?:\d{1,2}|\d{4,})(?![\d.])|(?<![\d.,])0\.\d+"
+                            r"|(?:≈|\\approx)\s*[1-9]\d{0,2}\.(?!\d*00(?!\d))\d{3}(?![\d.,])")
 _COMMA_THOUSANDS = re.compile(r"(?<![\d.,{])[1-9]\d{0,2}(?:,\d{3})+(?![\d,]|\.\d)")
 _COMMA_DECIMAL = re.compile(r"(?<![\d.,])\d+,(?:\d{1,2}|\d{4,})(?![\d,])")
 _FOREIGN_WORDS = re.compile(

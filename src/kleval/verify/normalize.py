@@ -28,7 +28,10 @@ _NOISE = re.compile(
 )
 # a closing brace belongs to a degree sign only when the sign opened one (`\\sin{30^\\circ}` keeps its brace)
 _DEGREE_SIGN = r"\^\s*(?:\{\s*\\circ\s*\}|\\circ)|°|\\degree(?![a-z])"
-_DEGREES = re.compile(_DEGREE_SIGN)
+# class temperature-unit: a degree sign with its scale letter ("−3°C", `-3^\circ C`, `25^{\circ}\mathrm{F}`) is one unit,
+# never the degree sign and a symbol C; the letter goes with the sign (after a number only: `\angle C` stays)
+_DEGREES = re.compile(rf"(?:{_DEGREE_SIGN})(?:\s*(?:\\(?:text|mathrm|textrm) ?\{{ ?[CFK] ?\}}|[CFK](?![A-Za-z])))?|"
+                      rf"(?:{_DEGREE_SIGN})")
 _UNIT_WORDS = (
     r"(?:square|sq\.?|cubic|cu\.?)?\s*(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|inch(?:es)?|in|feet|foot|ft|"
     r"yards?|yd|miles?|mi|mph|km/h|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
@@ -135,7 +138,8 @@ def _plain_math(s: str) -> str:
     return s.replace("**", "^") if "**" in s and not s.startswith("**") else s
 
 
-_CLOCK_12H = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))? ?(?:\\(?:text|mathrm)\{ ?([AaPp])\.? ?[Mm]\.? ?\}"
+# (LaTeX may space the suffix: `3:45\ \text{PM}`, `3:45\,\text{p.m.}`)
+_CLOCK_12H = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?: |~|\\[ ,;:!])*(?:\\(?:text|mathrm)\{ ?([AaPp])\.? ?[Mm]\.? ?\}"
                         r"|([AaPp])\.? ?[Mm]\.?)(?![A-Za-z])")
 
 
