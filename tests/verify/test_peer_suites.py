@@ -151,7 +151,8 @@ HELDOUT_ROUNDS = {
 # before the split, so all of its rows are dev and its frozen share is smaller (heldout/v14/README.md).
 GROUP_SPLIT_ROUNDS = {"round 13": ("heldout-v13-dev", "heldout-v13-frozen", 480, (0.35, 0.45)),
                       "round 14": ("heldout-v14-dev", "heldout-v14-frozen", 570, (0.25, 0.32)),
-                      "round 15": ("heldout-v15-dev", "heldout-v15-frozen", 470, (0.36, 0.42))}
+                      "round 15": ("heldout-v15-dev", "heldout-v15-frozen", 470, (0.36, 0.42)),
+                      "round 16": ("heldout-v16-dev", "heldout-v16-frozen", 360, (0.36, 0.42))}
 
 
 @pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
@@ -205,7 +206,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 12": ("heldout-v12", ("adversarial.jsonl",)),
                 "round 13": ("heldout-v13", ("adversarial.jsonl",)),
                 "round 14": ("heldout-v14", ("adversarial.jsonl",)),
-                "round 15": ("heldout-v15", ("adversarial.jsonl",))}
+                "round 15": ("heldout-v15", ("adversarial.jsonl",)),
+                "round 16": ("heldout-v16", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))

@@ -246,13 +246,19 @@ def value_then_phrase(region: str) -> Statement | None:
 
 # class answer-first: a completion that opens with its value and then says it will explain ("**18**. Here's why:",
 # "42 - here is how:", "$\frac{3}{4}$. Explanation:") answers with that value; the explanation after it may hold
-# other numbers (a check, "removing one shelf would leave 12"). Only a value alone before the cue, on the first line
-_EXPLAINS = (r"(?:here(?:'s|\u2019s| is) (?:why|how|the (?:breakdown|reasoning|explanation|calculation|working))\b"
+# other numbers (a check, "removing one shelf would leave 12"). Only a bold value alone before the cue, on the first
+# line (never a list's "1. Reasoning:"), and a later conclusion that states another number still contradicts it
+EXPLAINS = (r"(?:here(?:'s|\u2019s| is) (?:why|how|the (?:breakdown|reasoning|explanation|calculation|working))\b"
              r"|explanation\b|reasoning\b|let me explain\b)")
-_ANSWER_FIRST = re.compile(r"^\W{0,3}?(?:\*\*)?\$?(-?\d[\d,]*(?:\.\d+)?|\\frac\{\d+\}\{\d+\})\$?(?:\*\*)?[.:]? ?(?:[-\u2014\u2013:] ?)?"
-                           rf"{_EXPLAINS}", re.IGNORECASE)
+_ANSWER_FIRST = re.compile(r"^\W{0,3}?\*\*\$?(-?\d[\d,]*(?:\.\d+)?|\\frac\{\d+\}\{\d+\})\$?\*\*[.:]? ?(?:[-\u2014\u2013:] ?)?"
+                           rf"{EXPLAINS}", re.IGNORECASE)
 # (or an opening bold sentence with one number, "**She taps 2450 times in total.**", then "Here is the breakdown:")
-_SENTENCE_FIRST = re.compile(rf"^\*\*([^*\n]{{1,150}})\*\*[ \t]*\n\s*{_EXPLAINS}", re.IGNORECASE)
+_SENTENCE_FIRST = re.compile(rf"^\*\*([^*\n]{{1,150}})\*\*[ \t]*\n\s*{EXPLAINS}", re.IGNORECASE)
+
+
+# (a plan is no answer: "**Let's solve this in 3 steps.**", "**First, find the 2 totals.**")
+_PLAN = re.compile(r"\W*(?:let(?:'s| us| me)|I(?:'ll| will)|we(?:'ll| will| need| can)|first|to (?:solve|find)|step|here)\b",
+                   re.IGNORECASE)
 
 
 def answer_first(region: str) -> Statement | None:
@@ -261,7 +267,7 @@ def answer_first(region: str) -> Statement | None:
     if m is None:
         sentence = _SENTENCE_FIRST.match(region.lstrip())
         numbers = re.findall(r"(?<![\w.,])-?\d[\d,]*(?:\.\d+)?(?![\w,])", sentence.group(1)) if sentence else []
-        if len(numbers) != 1 or NEGATION.search(sentence.group(1)):
+        if len(numbers) != 1 or NEGATION.search(sentence.group(1)) or _PLAN.match(sentence.group(1)):
             return None
         start = len(region) - len(region.lstrip()) + sentence.start(1) + sentence.group(1).find(numbers[0])
         return Statement(numbers[0], "answer-first", start, start + len(numbers[0]))
@@ -285,7 +291,8 @@ def go_with_statement(region: str) -> Statement | None:
 
 # class truncated-mid-clause: a text that stops on a copula, article or preposition was cut off
 TRUNCATED_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^}]{0,150}$|[{(\[\\=+\-/^_,;:]$"
-                           r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that)$")
+                           r"|\b(?:is|are|was|were|be|equals|of|the|an?|to|by|and|or|then|gives|that|on|in|into|for|with|from|at"
+                           r"|than)$")
 
 
 def valueish(span: str) -> bool:

@@ -8,7 +8,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from kleval.verify.answer_phrases import YES_NO_OPENING
 from kleval.verify.clauses import reason_then_word
 from kleval.verify.conclusions import conclusion, negated, sentence_value
+from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks
+from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.sentence_values import HEDGED, NEGATION, bounds, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
 
@@ -128,6 +130,8 @@ def value_of_sentence(content: str) -> str | None:
     the content stays the (worded) answer."""
     if len(_PROSE_WORD.findall(outside_math(content, math_blocks(content)))) < 3 or HEDGED.search(content):
         return None
+    # (its clock and its numbers in words are read as a closing sentence's are: "He must leave at a quarter to nine.")
+    content = worded_numbers_as_digits(worded_clock_as_digits(content))
     value, _ = sentence_value(content, True)
     return clean_span(value) if value and not negated(content, value) else None
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from kleval.verify import approx, sequences
+from kleval.verify.complements import MEMBERSHIP
 from kleval.verify.normalize import is_text_wrapped, text_key
 from kleval.verify.policy import Policy
 from kleval.verify.sizes import check_size, opaque_key, scan_brackets, top_level_spans
@@ -317,6 +318,9 @@ def canonicalize(s: str, policy: Policy) -> Canon:
         return Canon("number", fast, s) if fast is not None else forms.text_value(key, s, policy)
     if re.fullmatch(r"[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?", s):  # "1 000": a space groups thousands
         return Canon("number", _fast_number(s.replace(" ", "")), s)
+    member = MEMBERSHIP.match(s)  # class membership-statement (kleval.verify.complements): `13824 \notin A`
+    if member:
+        return Canon("text", f"{member.group(1)} {member.group(2)} {member.group(3).replace(' ', '')}", s)
     time = forms.TIME_RE.match(s)
     if time and (time.group(2) == "00" or time.group(3) or time.group(4)):  # 12:00 is a clock time, not 12/0
         suffix = (time.group(4) or "").replace(".", "").lower()

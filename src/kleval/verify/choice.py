@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.answer_phrases import ARROW, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
+from kleval.verify.answer_phrases import ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
@@ -278,6 +278,12 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     for start, end, content in boxes[-1:]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
+    # class answer-first (kleval.verify.answer_phrases): "**C**. Here's why:" opens with the chosen letter
+    opening = re.match(rf"\W{{0,3}}?(?:\*\*)?\(?([{letters}])\)?(?:\*\*)?[.:)]? ?(?:[-\u2014\u2013:] ?)?{EXPLAINS}",
+                       region.lstrip(), re.IGNORECASE)
+    if opening is not None:
+        at = len(region) - len(region.lstrip())
+        statements.append((at + opening.start(1), opening.group(1).upper(), "answer-first", at + opening.end()))
     tagged = answer_tag(region)  # class choice-answer-tag: R1-style "<think>...</think>\n<answer>A</answer>"
     if tagged is not None and (m := re.fullmatch(rf"\(?([{letters}])\)?(?:[.:)] ?.*)?", tagged.span.strip(), re.DOTALL)):
         closing = region.find("</answer>", tagged.start)
@@ -379,7 +385,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         # (class choice-reason-after-answer: the reason given in the answer's own sentence, "Answer: B because C is not
         # valid for negative inputs.", argues for the letter; only what follows that sentence can retract it)
         reason = _REASON_AFTER.match(after)
-        if reason and not re.search(r"\b(?:wait|actually|hmm|hold on|oops|scratch|no,)", reason.group(0), re.IGNORECASE):
+        if reason and not re.search(r"\b(?:wait|actually|hmm|hold on|oops|scratch|no,|really|instead|rather|so)\b",
+                                    reason.group(0), re.IGNORECASE):
             after = after[reason.end() :]
         opening = re.split(r"(?<=[.!?])\s|\n", after.lstrip(" *)].\n"), maxsplit=1)[0]
         # (class choice-note-after-answer: a note that opens with its own marker, "Note that option D is the trap:
@@ -404,4 +411,28 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         return None, f"the answer {value.group(1)!r} is a value, not an option label"
     if last is not None:
         return (last.group(1) or last.group(2)), "last-mentioned"
+    named = _option_named(region, letters)
+    if named is not None:
+        return named, "option-text-answer"
     return None, "no choice letter found"
+
+
+# class option-text-answer: a closing "So the answer is the mitochondria." after the text's own option list ("B.
+# Mitochondria – carry out ...") names option B by its text; only where no letter is stated anywhere after the list,
+# the named text is the start of exactly one option, and the sentence neither denies nor hedges
+_OPTION_LINE = re.compile(r"(?m)^[ \t]*[-*]?[ \t]*\**\(?([A-J])[.):]\**[ \t]+\**([A-Za-z][^\n]{0,120})$")
+_TEXT_ANSWER = re.compile(r"\b(?:the (?:correct |final |right )?answer is|the answer:|answer:)\s*(?:the |an? )?"
+                          r"([A-Za-z][A-Za-z \-]{1,60}?)[.!]?\s*$", re.IGNORECASE)
+
+
+def _option_named(region: str, letters: str) -> str | None:
+    closing = _TEXT_ANSWER.search(region.rstrip()[-300:].replace("**", ""))
+    if closing is None or _DENIES_OR_HEDGES.search(closing.group(0)):
+        return None
+    named = closing.group(1).strip().lower()
+    options = [(m.group(1), re.sub(r"[*_]", "", m.group(2)).lower()) for m in _OPTION_LINE.finditer(region) if m.group(1) in letters]
+    hits = {letter for letter, text in options if re.match(rf"(?:the |an? )?{re.escape(named)}\b", text)}
+    return hits.pop() if len(hits) == 1 and len({letter for letter, _ in options}) >= 2 else None
+
+
+_DENIES_OR_HEDGES = re.compile(r"\b(?:not|never|maybe|perhaps|probably|possibly|might|or)\b|n't\b", re.IGNORECASE)

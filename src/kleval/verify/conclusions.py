@@ -5,6 +5,7 @@ import re
 
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
 from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
+from kleval.verify.complements import membership_statement
 from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
 from kleval.verify.forms import worded_numbers_as_digits
@@ -58,7 +59,8 @@ def joined_assignments(sentence: str) -> str | None:
     pairs = re.findall(r"\$([A-Za-z]) ?= ?([^$=]{1,40})\$", joined.group(1))
     if len({name for name, _ in pairs}) < len(pairs):
         return None
-    return ", ".join(f"{name} = {value.strip()}" for name, value in pairs)
+    # (in the order of the names, as a tuple lists its unknowns: "Thus $y = 3$ and $x = 7$." is (7, 3))
+    return ", ".join(f"{name} = {value.strip()}" for name, value in sorted(pairs, key=lambda pair: pair[0].lower()))
 
 
 # class passive-subject-clause: a concluding clause whose value is its subject and whose verb is passive ("..., so 0.3 kg
@@ -218,7 +220,7 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
     # (a closing sentence whose value is in words, "So it takes three bolts in total.", is no remark)
     while final > 0 and len(sentences) - final <= 2 and _is_closing_remark(sentences[final]) \
             and sentence_value(sentences[final], False)[0] is None \
-            and (final < len(sentences) - 1 or _is_closing_remark(worded_numbers_as_digits(sentences[final]))):
+            and (final < len(sentences) - 1 or _is_closing_remark(worded_numbers_as_digits(worded_clock_as_digits(sentences[final])))):
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
@@ -241,6 +243,8 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
             break  # class bracketed-correction: "Total: $1,800 (correction: ..., so $1,500)." withdraws its value
         if concluding and (joined := joined_assignments(sentence)):
             return Statement(joined, "joined-assignments", offset)
+        if concluding and (member := membership_statement(sentence)):  # class membership-statement (complements)
+            return Statement(member, "membership-statement", offset)
         value, concluding = sentence_value(sentence, concluding)
         if value and negated(sentence, value):
             break  # class negated-statement: "Thus the value cannot be 5."

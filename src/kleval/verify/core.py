@@ -30,7 +30,7 @@ from kleval.verify.units import unit_after, unit_word_at
 from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.18.0"
+VERIFIER_VERSION = "2.19.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -44,8 +44,9 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
         # class prose-gold-statement: a gold written as a sentence ("The sequence converges to 0.") is reduced to
         # the value its sentence states, read as a completion's closing sentence is; never a sentence without one
         stated, how = grammar.find_math_answer(span) if str(exc).startswith("prose, not math") else (None, "")
-        if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == span.strip():
-            raise
+        if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == span.strip() \
+                or len(re.findall(r"\d+(?:\.\d+)?", span)) != 1:
+            raise  # (never a gold stating two values, "The minimum value is 3, attained at x = 1.")
         normalized = normalize_span(stated, policy)
         return normalized, canonicalize(normalized, policy)
 
@@ -228,7 +229,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # words are a worded value (class number-words: "Twelve.", "No solution." is the empty set)
         span, how = None, f"the completion is a short phrase ({span[:40]!r}) and the gold is not worded"
     if gold_canon.kind == "text" and (span is None or how in ("conclusion-sentence", "final-statement", "bare-math")
-                                      or how.startswith("last-number")) and (word := final_complement(completion)):
+                                      or how.startswith("last-number")
+                                      or how == "answer-tag" and len(span.split()) >= 3) and (word := final_complement(completion)):
         span, how = word, "final-complement"  # class final-complement (kleval.verify.complements): "It will be a Sunday."
     if how == "joined-assignments" and gold_canon.kind not in ("seq", "list", "set"):
         span, how = span.rsplit(", ", 1)[-1], "conclusion-sentence/last-assignment"  # (kleval.verify.conclusions)

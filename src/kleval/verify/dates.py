@@ -144,6 +144,10 @@ _WORDED_CLOCK = re.compile(r"\b(?:(?:(?P<half>half)|(?:a )?(?P<quarter>quarter)|
                            r"(?: in the (?P<morning>morning)| in the (?P<evening>afternoon|evening)| (?P<night>at night))?", re.IGNORECASE)
 
 
+# ("at noon" is 12:00 p.m. and "at midnight" 12:00 a.m., after a preposition of time only)
+_NOON = re.compile(r"\b(at|by|until|till) (noon|midday|midnight)\b", re.IGNORECASE)
+
+
 def worded_clock_as_digits(sentence: str) -> str:
     """`sentence` with each clock reading in words written as digits ("half past seven" -> "7:30")."""
     from kleval.verify.forms import number_from_words
@@ -171,7 +175,9 @@ def worded_clock_as_digits(sentence: str) -> str:
         if not m.group("whole") and m.group("relation").lower() in ("to", "before"):
             h, minutes = (h - 2) % 12 + 1, 60 - minutes
         # (written without its closing dot, which the sentence's full stop may give: "at 8:45 p.m.")
-        meridiem = " a.m" if m.group("morning") else " p.m" if m.group("evening") or m.group("night") else ""
+        night_morning = m.group("night") and (h == 12 or h < 6)  # ("half past twelve at night" is 0:30, a.m.)
+        meridiem = " a.m" if m.group("morning") or night_morning else " p.m" if m.group("evening") or m.group("night") else ""
         return f"{h}:{minutes:02d}{meridiem}"
 
+    sentence = _NOON.sub(lambda m: f"{m.group(1)} 12:00 {'a.m' if m.group(2).lower() == 'midnight' else 'p.m'}", sentence)
     return _WORDED_CLOCK.sub(digits, sentence)

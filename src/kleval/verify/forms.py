@@ -83,7 +83,8 @@ _CARDINAL_WORD = "|".join(sorted([*_NUMBER_WORDS, *SCALE_WORDS], key=lambda w: (
 # its hyphen may be coins and stays words)
 _MIXED_FRACTION = rf" and (?:an?|one|two|three|four|five|six|seven|eight|nine)[ \-](?:{'|'.join(_DENOMINATORS)})"
 _CARDINAL_RUN = re.compile(rf"(?<![\w\-])(?P<sign>(?:negative|minus) )?(?P<words>(?:an? (?=(?:hundred|thousand|million|billion)\b))?"
-                           rf"(?:{_CARDINAL_WORD})(?:(?:[ \-]|,? and |, )(?:{_CARDINAL_WORD}))*)(?P<mixed>{_MIXED_FRACTION})?"
+                           rf"(?:{_CARDINAL_WORD})(?:(?:[ \-]| and |(?:(?<=thousand)|(?<=million)|(?<=billion)), )(?:{_CARDINAL_WORD}))*)"
+                           rf"(?P<mixed>{_MIXED_FRACTION})?"
                            rf"(?P<fraction>-(?:{'|'.join(_DENOMINATORS)})| (?:{'|'.join(d for d in _DENOMINATORS if 'quarter' not in d)}))?"
                            rf"(?![\w\-])", re.IGNORECASE)
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|these|those|all|its|their|his|her|our|your|my|each|every|both|first|last|next"
@@ -110,6 +111,8 @@ _WORD_GUARD = re.compile(r"\b(?:maybe|probably|perhaps|possibly|nearly|almost|ab
 # ("10% of $1,000 is $100, so the new rent is eleven hundred dollars." states 1100)
 _CONCLUDING_CLAUSE = re.compile(r"(?:[,;] (?:and )?| and )(?:so|thus|hence|therefore|which means|which gives|meaning)(?: that)?,? ",
                                 re.IGNORECASE)
+# (and a fronted reason is no statement of value: the main clause after its comma states it)
+_FRONTED_REASON = re.compile(r"\W{0,3}(?:since|because|as|given that)\b[^,;]{1,150}, ", re.IGNORECASE)
 # a lone "one" is a count only where the sentence counts with it ("There is one person in purple.", "exactly one")
 _ONE_COUNTS = re.compile(r"\b(?:there (?:is|was|will be|remains?)|there's|exactly|only|just)\s+$", re.IGNORECASE)
 
@@ -128,6 +131,8 @@ def worded_numbers_as_digits(text: str) -> str:
         return text
     clauses = list(_CONCLUDING_CLAUSE.finditer(text))
     start = clauses[-1].end() if clauses else 0
+    if not clauses and (fronted := _FRONTED_REASON.match(text)):
+        start = fronted.end()  # "Since 3/2 of an hour is 90 minutes, the drive takes one and a half hours."
     for number in _DIGIT_NUMBER.finditer(text, start):
         if not _DETERMINER_BEFORE.search(text[: number.start()]):
             return text
@@ -138,7 +143,11 @@ def worded_numbers_as_digits(text: str) -> str:
         if m.start() < start or words.lower() == "one" and not (m.group("mixed") or m.group("fraction") or _ONE_COUNTS.search(before)) \
                 or _DETERMINER_BEFORE.search(before) or _WORD_AFTER.match(text, m.end()) or _WORD_BEFORE.search(before):
             return m.group(0)
-        value = number_from_words(words.replace(",", "") + (m.group("mixed") or m.group("fraction") or ""))
+        fraction = m.group("fraction") or ""
+        if fraction and (re.search(rf"(?:{'|'.join(w for w in _NUMBER_WORDS if _NUMBER_WORDS[w] >= 20)}|hundred|thousand)$",
+                                   words, re.IGNORECASE) or (words.lower() in ("one", "a")) == fraction.endswith("s")):
+            return m.group(0)  # an ordinal ("twenty-fifth", "December twenty-third") or no fraction ("three fourth")
+        value = number_from_words(words.replace(",", "") + (m.group("mixed") or fraction))
         if value is None:
             return m.group(0)
         if sign.lower().startswith("minus") and _NUMBER_BEFORE.search(before):

@@ -540,11 +540,25 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
+        if last is box and last.end > 0 and re.fullmatch(r"-?\d+(?:\.\d+)?", last.span.strip()) \
+                and re.search(rf"(?<![\d.]){re.escape(last.span.strip())} ?(?:\\times|\\cdot|[×*+\-−/÷]) ?\d", region[last.end :]):
+            # class intermediate-box: a box the working then computes with ("4 \times 6 = \boxed{24} markers per
+            # classroom ... 24 \times 4 = 96. So the school needs 96 markers in total.") is a step; a later
+            # concluding sentence with another value answers
+            later = conclusion(region[last.end :])
+            if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
+                    and not _same_value(last.span, later.span):
+                return drop_restatement(later.span), "conclusion-sentence/after-intermediate-box"
         opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
             and re.match(r"[$*\\()\[\] .]*\n", region[last.end :]) is not None and not RETRACTION.search(region[last.end :])
         first_line = "\n" not in region[: last.start].strip()
         after = region[last.end :] if last.end >= 0 else ""
         closing = _closing_sentence(after) if after else None
+        if last.how == "answer-first" and not RETRACTION.search(after) and (later := conclusion(after)) is not None \
+                and later.how == "conclusion-sentence" and re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", later.span.strip()) \
+                and not _same_value(last.span, later.span):
+            # (class answer-first: "**18**. Here's why: ... So she has 20 books." commits to neither)
+            return None, f"the answer {last.span[:30]!r} and the closing statement {later.span[:30]!r} differ"
         if ((last.how == "answer-phrase" and (first_line or re.search(r"\d", last.span))) or (opening_box and first_line)) \
                 and last.end > 0:
             # class answer-first-contradicted: an opening "Answer: 3" (or a first line that is only `\boxed{64}`, with no
@@ -578,6 +592,9 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             return None, "the answer line is empty (no answer stated)"
         if last.how == "answer-tag" and (value := value_of_sentence(last.span)):
             return value, "answer-tag-sentence"  # class answer-tag-sentence: "<answer>The probability is 5/8.</answer>"
+        if last.how == "answer-phrase" and not re.search(r"\d|\\", last.span) and (value := value_of_sentence(last.span)) \
+                and re.search(r"\d", value):
+            return value, "answer-phrase-sentence"  # "**Final Answer:** He must leave at a quarter to nine." is 8:45
         bold = _BOLD_VALUES.findall(last.span)
         if len(bold) == 1 and len(re.findall(r"[A-Za-z]{2,}", _BOLD_VALUES.sub(" ", last.span))) >= 3:
             # class bold-value-in-answer-sentence: "**Answer:** A 3-inch cube would cost **$18.90** to make."
@@ -784,16 +801,18 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         counted = _colon_count(final_line)
         if counted is not None and counted[0] != span:
             return counted[0], how + "/colon-elaboration"
-    if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote"))
+    if span is None and (how.startswith(("the answer line is empty", "several ####", "the answer ", "the closing sentence", "a footnote",
+                                         "the text stops"))
                          or "is retracted later" in how):
         return None, how  # (class retracted-statement: "The answer is 694. Wait, that's wrong." leaves no value)
-    fraction = re.match(r"(-?\d+/[1-9]\d*)(?= [a-z]|$)", span if re.search(r"\d", span) else worded_numbers_as_digits(span)) \
-        if span is not None else None
+    fraction = re.match(r"(-?\d+/[1-9]\d*)(?=(?: [a-z][^\d=]*)?$)", span if re.search(r"\d", span) else worded_numbers_as_digits(span)) \
+        if span is not None else None  # (never "3/4 of 20 liters = 15 liters", which goes on to compute the value)
     if fraction is not None:  # class fraction-in-span: "7/8 of the pie", "seven eighths of the pie" (fraction-words) is 7/8
         return fraction.group(1), how + "/fraction-in-span"
     if span is not None and re.search(r"\d", span):
         # class parenthetical-addition: "Hillary has **7 nickels** (and 4 dimes)" adds another quantity after the answer
-        main_part = _ADDITION.sub("", span)
+        # (class restating-parenthetical: also inside the answer, "**Answer:** 68 °F (which is 20 °C)" is 68)
+        main_part = _RESTATING_PARENTHETICAL.sub("", _ADDITION.sub("", span))
         span = main_part if re.search(r"\d", main_part) else span
         if re.search(r"(?<![\\A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])", span) and last_number(span):
             bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])

@@ -8,7 +8,7 @@ decimals. "58.500" alone is ambiguous (58.5 in English), so the completion's own
   number with a decimal comma ("1.234,5"), or a text in one of those languages (several of its common words, or its
   answer word) that writes point-grouped thousands ("65.000", "6.500");
 - decimal-point evidence, which always wins: a point with other than three digits after it ("2.5", "0.125" after a
-  zero, "3.14159"), an approximation to three places that is no round thousand ("\\approx 1.414"), or a comma
+  zero, "3.14159"), an approximation to three places whose last digit is not 0 ("\\approx 1.414"), or a comma
   before exactly three digits in a text with no decimal-comma sign of its own.
 
 Only a completion with decimal-comma evidence and no decimal-point evidence is rewritten, every number in it:
@@ -25,10 +25,12 @@ _CANDIDATE = re.compile(r"\d\{,\}\d|(?<![\d.,])[1-9]\d{0,2}\.\d{3}(?!\d)|\d,\d")
 _LATEX_DECIMAL_COMMA = re.compile(r"\d\{,\}(?:\d{1,2}|\d{4,})(?!\d)")
 _GROUPED_WITH_COMMA = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+,\d+(?!\d)")
 _POINT_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|\.\d)")
-# (also an approximation written with a point and three digits that do not end a round thousand, "\sqrt 2 \approx 1.414",
-# "≈ 2.718": an approximate count of thousands is rounded, "≈ 1.500", so these are decimals)
+# (also an approximation written with a point and three digits, the last not 0, and no money or head count after it,
+# "\sqrt 2 \approx 1.414", "≈ 2.718": an approximate count of thousands is rounded, "≈ 1.500", "≈ 1.250 Euro", so
+# these are decimals)
 _POINT_DECIMAL = re.compile(r"(?<![\d.,{])\d+\.(?:\d{1,2}|\d{4,})(?![\d.])|(?<![\d.,])0\.\d+"
-                            r"|(?:≈|\\approx)\s*[1-9]\d{0,2}\.(?!\d*00(?!\d))\d{3}(?![\d.,])")
+                            r"|(?:≈|\\approx)\s*[1-9]\d{0,2}\.\d{2}[1-9](?![\d.,])(?! ?(?:€|\\\$|Euro|EUR|Dollar|Einwohner|Menschen|Personen"
+                            r"|habitants|personas|persone))")
 _COMMA_THOUSANDS = re.compile(r"(?<![\d.,{])[1-9]\d{0,2}(?:,\d{3})+(?![\d,]|\.\d)")
 _COMMA_DECIMAL = re.compile(r"(?<![\d.,])\d+,(?:\d{1,2}|\d{4,})(?![\d,])")
 _FOREIGN_WORDS = re.compile(

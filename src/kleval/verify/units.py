@@ -132,8 +132,17 @@ _DEGREE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|
 _DOLLAR_AT_START = re.compile(r"^\$?\s*(?:\\text\{\s*)?\\\$\s*\}?\s*-?\d")
 
 
+# (class temperature-unit: a degree sign with its scale letter, "25°C", `25^\circ \text{F}`, is that scale, so that 25 °C
+# is never 25 °F; the two scales do not convert by a ratio)
+_TEMPERATURE_VALUE = re.compile(r"\$?\s*-?\d+(?:\.\d+)?\s*(?:\^\s*\{?\s*\\circ\s*\}?|°|\\degree)\s*"
+                                r"(?:\\(?:text|mathrm|textrm) ?\{ ?([CF]) ?\}|([CF]))\s*\.?\s*\$?")
+
+
 def _sign_unit(span: str) -> str | None:
     s = span.strip()
+    temperature = _TEMPERATURE_VALUE.fullmatch(s)
+    if temperature:
+        return "degree Celsius" if (temperature.group(1) or temperature.group(2)) == "C" else "degree Fahrenheit"
     if _DEGREE_VALUE.fullmatch(s):  # (a plain angle; never a trig value such as `\sin 30^\circ`)
         return "degree"
     if _DOLLAR_AT_START.match(s) and not re.search(r"[A-Za-z]{2,}\s*\}?\s*\.?\s*$", s):

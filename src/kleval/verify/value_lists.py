@@ -28,9 +28,9 @@ def list_after_copula(sentence: str) -> str | None:
 
 
 # class comma-list-not-thousands: a comma-grouped answer ("\boxed{70,110}") is the list of its groups when the text
-# states each group as a value of its own ("x = 70^\circ and x = 110^\circ") and never the grouped number ("70110",
-# "70{,}110" elsewhere); a group with a leading zero ("1,050") or any other text keeps the thousands reading
-# ("3 \times 400 = 1200, so \boxed{1,200}" is 1200)
+# states each group as the value of a step or an unknown ("x = 70^\circ and x = 110^\circ") and never the grouped
+# number ("70110", "70{,}110" elsewhere); a first group of one digit ("1,500", "2,500"), a group with a leading zero
+# ("1,050") or any other text keeps the thousands reading ("3 \times 400 = 1200, so \boxed{1,200}" is 1200)
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
 
 
@@ -45,16 +45,19 @@ def comma_list(span: str, completion: str) -> str | None:
     plain = span.replace(",", "")
     text = re.sub(r"(?<=\d)(?:\{,\}|\\,|,)(?=\d{3}(?!\d))", "", completion)  # every grouped number as its digits
     numbers = re.findall(r"(?<![\d.])\d+(?![\d.])", text)
-    if numbers.count(plain) > 1:  # (the box itself is one)
+    if numbers.count(plain) > 1 or len(groups[0]) < 2:  # (the box itself is one; "1,500", "2,500" stay thousands)
         return None
-    return ", ".join(groups) if all(g in numbers for g in groups) else None
+    # (each group the value of a step or an unknown, "x = 70^\circ", "= 110^\circ": not merely a number in the text)
+    stated = set(re.findall(r"=\s*\$?\s*(\d+)(?![\d.,])", text))
+    return ", ".join(groups) if all(g in stated for g in groups) else None
 
 
 # class asked-part: a closing summary that lists several labelled values ("- Per day: $60", "- Per week: $300", "- Per
 # month: $1,200") after the text says which one the question asks ("The question asks how much she earns in one week.")
 # answers with the item whose label the question names: "Per week", $300. The label is read without a bracket ("Per
-# month (4 weeks)" is "per month"), words are compared without a plural s, and exactly one item's label must share a
-# word with the question; no item is otherwise read as the answer over another (the last line is not the asked part)
+# month (4 weeks)" is "per month"), words are compared without a plural s, and exactly one item's label must have all
+# its words in the question ("Cookies baked" is not named by "how many cookies are left"); otherwise the summary is
+# read as before
 _SUMMARY_ITEM = re.compile(r"^[ \t]*[-*•][ \t]+\**([^:\n*]{1,40}?)\**[ \t]*:\**[ \t]*([^\n]{1,60}?)[ \t.]*$", re.MULTILINE)
 _ASKS = re.compile(r"\b(?:the question (?:asks|is asking|wants)|we (?:are|were) asked|(?:the problem|it) asks)\b([^.\n?]{1,120})",
                    re.IGNORECASE)
@@ -80,7 +83,7 @@ def asked_part(region: str) -> Statement | None:
     if len(items) < 2 or not asks:
         return None
     asked = _words(asks[-1].group(1))
-    named = [m for m in items if _words(m.group(1)) & asked]
+    named = [m for m in items if _words(m.group(1)) and _words(m.group(1)) <= asked]
     if len(named) != 1 or not re.search(r"\d", named[0].group(2)):
         return None
     return Statement(named[0].group(2).strip(), "asked-part", len(region))
