@@ -152,7 +152,9 @@ HELDOUT_ROUNDS = {
 GROUP_SPLIT_ROUNDS = {"round 13": ("heldout-v13-dev", "heldout-v13-frozen", 480, (0.35, 0.45)),
                       "round 14": ("heldout-v14-dev", "heldout-v14-frozen", 570, (0.25, 0.32)),
                       "round 15": ("heldout-v15-dev", "heldout-v15-frozen", 470, (0.36, 0.42)),
-                      "round 16": ("heldout-v16-dev", "heldout-v16-frozen", 360, (0.36, 0.42))}
+                      "round 16": ("heldout-v16-dev", "heldout-v16-frozen", 360, (0.36, 0.42)),
+                      "round 17": ("heldout-v17-dev", "heldout-v17-frozen", 340, (0.36, 0.42)),
+                      "round 18": ("heldout-v18-dev", "heldout-v18-frozen", 125, (0.36, 0.42))}
 
 
 @pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
@@ -207,7 +209,9 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 13": ("heldout-v13", ("adversarial.jsonl",)),
                 "round 14": ("heldout-v14", ("adversarial.jsonl",)),
                 "round 15": ("heldout-v15", ("adversarial.jsonl",)),
-                "round 16": ("heldout-v16", ("adversarial.jsonl",))}
+                "round 16": ("heldout-v16", ("adversarial.jsonl",)),
+                "round 17": ("heldout-v17", ("adversarial.jsonl",)),
+                "round 18": ("heldout-v18", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))
