@@ -183,7 +183,7 @@ def foreign_answer_phrase(region: str) -> Statement | None:
     for last in _FOREIGN_PHRASE.finditer(tail):
         pass
     if last is None:
-        return None
+        return _cjk_conclusion(region)
     found = _statement_after(region, tail, last, "answer-phrase")
     if found is None:
         # class foreign-answer-sentence: a sentence after the phrase that holds one number states it ("**Respuesta:**
@@ -194,6 +194,31 @@ def foreign_answer_phrase(region: str) -> Statement | None:
             start = len(region) - len(tail) + last.start()
             return Statement(numbers[0].strip(), "answer-phrase", start, start + (last.end() - last.start()) + len(line))
     return found
+
+
+# class cjk-conclusion: a closing Chinese or Japanese sentence that opens as a conclusion and ends in a value after a
+# copula ("因此，$x$ 的取值范围是 $[-1, 3]$。", "所以共有 12 种。" is not one: no copula before its value; "故 $a = 3$。"):
+# the math block or number that closes it. Never one that denies, hedges, supposes, checks or sets aside (不是, 大概,
+# 假设, 验证时, 舍去的值是), and never where the text has a box
+_CJK_CONCLUSION = re.compile(r"(?:^|\n)[ \t*]*(?:因此|所以|故|综上所述|综上|于是|因而|从而|由此可知|したがって|よって)[，,、：: ]?"
+                             r"([^\n。]{0,80}?)(?:是|为|為|は|=|＝|：|:)? ?(\$[^$\n]{1,120}\$|\\\([^\n]{1,120}?\\\)|-?\d[\d,]*(?:\.\d+)?)"
+                             r" ?(?:です)?[。．.]?\**[ \t]*$")
+_CJK_GUARD = re.compile(r"不|大约|约|左右|可能|也许|或许|或|大概|应该|似乎|估计|舍去|排除|错误|不合|验证|检验|假设|若|如果|设|おそらく|たぶん|かもしれ")
+
+
+def _cjk_conclusion(region: str) -> Statement | None:
+    """The value closing a final Chinese or Japanese conclusion with a copula (class cjk-conclusion), else None."""
+    tail = region.rstrip()[-400:]
+    if boxes_with_positions(region):
+        return None  # (never over a box: "$\\boxed{8}$\n\n因此，验证时总数为 $12$。" checks the boxed answer)
+    m = _CJK_CONCLUSION.search(tail)
+    if m is None or _CJK_GUARD.search(m.group(1)) or not re.search(r"(?:是|为|為|は|=|＝|：|:) ?$", tail[m.start(2) - 2 : m.start(2)]) \
+            and not m.group(2).startswith("$"):
+        return None
+    value = m.group(2).strip("$")
+    value = value[2:-2] if value.startswith("\\(") else value
+    start = len(region.rstrip()) - len(tail) + m.start()
+    return Statement(value.strip(), "cjk-conclusion", start, len(region)) if value.strip() else None
 
 
 # (never a denied, bounded or hedged number: "no es 12", "más de 100", "menos de 5", "quizás 7", "au moins 3", "etwa 5")
@@ -261,9 +286,16 @@ _PLAN = re.compile(r"\W*(?:let(?:'s| us| me)|I(?:'ll| will)|we(?:'ll| will| need
                    re.IGNORECASE)
 
 
+# (or a first line that is only a bold value, "</think>\n\n**20**\n\nAn octagon has 8 vertices; ...": the explanation follows)
+_BOLD_FIRST_LINE = re.compile(r"^\W{0,3}?\*\*\$?(-?\d[\d,]*(?:\.\d+)?|\\frac\{\d+\}\{\d+\})\$?\*\*\.?[ \t]*\n[ \t]*\n")
+
+
 def answer_first(region: str) -> Statement | None:
     """The value a completion opens with before "Here's why:" (class answer-first)."""
     m = _ANSWER_FIRST.match(region.lstrip())
+    if m is None and (line := _BOLD_FIRST_LINE.match(region.lstrip())):
+        start = len(region) - len(region.lstrip()) + line.start(1)
+        return Statement(line.group(1), "answer-first-line", start, start + len(line.group(0)) - line.start(1))
     if m is None:
         sentence = _SENTENCE_FIRST.match(region.lstrip())
         numbers = re.findall(r"(?<![\w.,])-?\d[\d,]*(?:\.\d+)?(?![\w,])", sentence.group(1)) if sentence else []

@@ -124,6 +124,37 @@ def option_label_answer(span: str, completion: str) -> str | None:
     return (clean_span(listed[0]) or None) if len(listed) == 1 else None
 
 
+# class label-gold-option-answer: a gold that is an option's label ("\\text{(D)}", AMC's golds in MATH), answered by
+# the label and the option's value ("$\\boxed{\\textbf{(D)}\\ 125}$", "So the answer is (D) 125."): the label. Only a
+# parenthesised label, and only one that opens the answer or stands right before its value on the same line
+_TEXT_WRAP = re.compile(r"\\(?:text(?:bf|rm)?|mathrm|mathbf)\s*\{([^{}]*)\}")
+_LABEL_THEN_VALUE = re.compile(r"[*_]{0,2}\(([A-J])\)[*_]{0,2}[,:]?(?:\s|\\[ ,;!]|~)+\S[^\n]{0,80}")
+_LABEL_BEFORE = re.compile(r"[*_]{0,2}\(([A-J])\)[*_]{0,2}[,:]?(?:[ \t]|\\[ ,;!]|~|\$)*[*_]{0,2}$")
+
+
+def label_gold(gold: str) -> str | None:
+    """The letter of a gold that is a parenthesised option label ("(D)", "\\text{(D)}", "\\textbf{(D)}"), else None."""
+    m = re.fullmatch(r"\$?\s*\(([A-J])\)\s*\$?", _TEXT_WRAP.sub(r"\1", gold.strip()))
+    return m.group(1) if m else None
+
+
+def answered_label(span: str, completion: str) -> str | None:
+    """The label "(X)" an answer span opens with, or that stands right before the span on its line, else None."""
+    plain = _TEXT_WRAP.sub(r"\1", span.strip())
+    m = _LABEL_THEN_VALUE.fullmatch(plain)
+    if m is not None:  # (never two options, "(D) 125 or (E) 150", "(A) and (D)")
+        return None if _OTHER_OPTION.search(plain, m.end(1) + 1) else f"({m.group(1)})"
+    at = completion.rfind(span.strip()) if span.strip() else -1
+    if at <= 0 or _OTHER_OPTION.search(completion, at + len(span.strip())):
+        return None  # (nor a label that another one follows: "(B) 12 is only the smaller triangle; ... (D) 16.")
+    line = completion[completion.rfind("\n", 0, at) + 1 : at]
+    m = _LABEL_BEFORE.search(_TEXT_WRAP.sub(r"\1", line))
+    return f"({m.group(1)})" if m else None
+
+
+_OTHER_OPTION = re.compile(r"\([A-J]\)|\b(?:or|and)\b")
+
+
 def value_of_sentence(content: str) -> str | None:
     """The value a marked-up answer sentence states (a bold line, `<answer>` tags), as a concluding sentence states
     it; None when the content is no sentence (under three prose words), is hedged or states no single value, so

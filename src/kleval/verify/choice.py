@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from kleval.verify.answer_phrases import ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
-from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
+from kleval.verify.commitment import DOUBT, RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
-from kleval.verify.sentence_values import sentence_start
+from kleval.verify.sentence_values import NEGATION, sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
@@ -263,6 +263,27 @@ def _mentions_other_option(text: str, others: str, labels_only: bool = False) ->
                           rf"|(?<![A-Za-z])([{others}])(?: (?:is|seems|looks|would|fits|works)\b|[.,)])", text))
 
 
+_DISMISSED = re.compile(r"\b(?:wrong|incorrect|trap|tempting|distractor|mistake|tricky|not|no|but|however|then again|actually"
+                        r"|instead|rather|on second thought)\b|n't\b", re.IGNORECASE)
+
+
+def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
+    """The first or last paragraph's opening label and option text (class choice-paragraph-opening), as a list of one
+    match or none."""
+    found = list(re.finditer(r"(?:^|\n[ \t]*\n)[ \t]*(\**\(?([" + letters + r"])\)?\**(?:,|\.|\)|:) [^\n.!?]{1,40}[.!])(?=\s|$)",
+                             region))
+    if not found or len(re.findall(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.,):\]]| ?[—–])", region)) != 1:
+        return []
+    m = found[0]
+    first = not region[: m.start()].strip()
+    last = not re.search(r"\n[ \t]*\n", region[m.end() :])
+    if not (first or last) or len(m.group(1).split()) > 6 or _DISMISSED.search(m.group(1)) \
+            or RETRACTION.search(region[m.end() :]) or DOUBT.search(region[m.end() :]) \
+            or re.search(r"\b(?:then again|however|actually|on second thought|instead)\b", region[m.end() :], re.IGNORECASE):
+        return []
+    return [m]
+
+
 def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     """The chosen letter and how it was found (or None and why not)."""
     region = answer_region(text)
@@ -332,6 +353,13 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         labels = list(_copula_label_pattern(letters).finditer(tail))
         phrases = [(offset + m.start(), m.group(1) or m.group(2), "copula-option-label", offset + m.end())
                    for m in labels if len(labels) == 1 and _labels_the_answer(tail, m, letters)]
+    if not phrases and not statements:
+        # class choice-paragraph-opening: the first or the last paragraph opens with a label and the option's text in a
+        # short sentence of its own ("C, 3p.\n\nAn electron with l = 1 ...", "... leave fastest.\n\nC, 3p. Option D (3d)
+        # isn't even occupied."), the one line of the text that opens with a label (never a review of the options, one
+        # per paragraph), only where nothing else states an answer, and never a label the text dismisses ("B. Tempting,
+        # but wrong.", "B, a common trap.") or an opening that the text then turns from ("A, 2s.\n\nThen again, ...")
+        phrases = [(m.start(2), m.group(2), "paragraph-opening-option", m.end()) for m in _paragraph_openings(region, letters)]
     phrases = sorted((p for p in phrases if p[1] in letters), key=lambda p: p[0])
     statements.extend(phrases[-1:])
     # class choice-final-line-letter: reasoning, then a last line that is only an option letter ("...\n\nC", "(B)", "C.")

@@ -271,7 +271,10 @@ def _rhs_if_assignment(c: Canon, named_quantity: bool = True) -> Canon | None:
         names_quantity = rhs.is_number and rhs != 0 and not any(t.is_number for t in sympy.Add.make_args(lhs))
     else:
         names_quantity = rhs.is_number and rhs != 0 and not isinstance(lhs, sympy.Add)
-    if isinstance(lhs, sympy.Symbol) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
+    from sympy.core.function import AppliedUndef
+
+    # (a function's name is a bare name too: "f(x) = (x+1)^2 - 2x = x^2 + 1" states x^2 + 1)
+    if isinstance(lhs, (sympy.Symbol, AppliedUndef)) or (rhs.is_number and not lhs.free_symbols) or names_quantity:
         rhs = c.value.rhs
         return Canon("number" if rhs.is_number else "expr", rhs, c.source)
     return None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.clauses import justification_start
 from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
 from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
 from kleval.verify.complements import membership_statement
@@ -23,6 +24,7 @@ from kleval.verify.sentence_values import (
     main_clause_value,
     math_balanced,
     split_sentences,
+    without_check_clause,
     without_parenthetical_aside,
 )
 from kleval.verify.statements import Statement
@@ -39,6 +41,12 @@ _SUBJECT_VALUE = re.compile(
     r"(?:(" + NUMBER_TEXT + r")|\$([^$]{1,40})\$|\\\(([^$]{1,40}?)\\\))"
     r"(?: [A-Za-z][a-z\-]{0,20}){0,3} (?:is|are|was|were|will|would|can|must|should|remain|remains|did|do|does"
     r"|have|has|had|satisfy|satisfies|fit|fits|exist|exists|[a-z]{2,}ed)\b", re.IGNORECASE)
+
+
+# (a subject the sentence sets aside states no answer: "Hence $n = 12$ is too large", "Thus $x = 3$ is extraneous")
+_SET_ASIDE_PREDICATE = re.compile(r"\b(?:too|extraneous|invalid|rejected|impossible|wrong|fails?|excluded|discarded|not)\b",
+                                  re.IGNORECASE)
+_ONE_ASSIGNMENT = re.compile(r"[A-Za-z](?:_\{?\w{1,3}\}?)? ?= ?-?\d[\d,]*(?:\.\d+)?")
 
 
 # class joined-assignments: a concluding sentence that is only assignments to distinct unknowns, each in its own math,
@@ -90,10 +98,46 @@ def _numbers_only(s: str) -> str:
     return "".join([*out, s[at:]])
 
 
+# class joined-statements: a concluding sentence of statements joined by commas, the last by "and" ("So the original
+# number is 85, its reversal is 58, and their sum is 143.", "So the angles are 30°, 60° and 90°, and the smallest
+# angle measures 30 degrees."): the last statement's value, as "So the width is 4 and the length is 9." states 9. Only
+# when the part before states a value with a verb of its own, and the last clause has its own subject and verb (in a
+# final sentence that does not open as a conclusion, only a last statement that computes its value, "The dimensions
+# are 5 cm by 8 cm by 10 cm, and the volume is 5 × 8 × 10 = 400 cm³.")
+# (never a last statement that supposes, hedges or sets its value aside, "..., and their sum is 143 if we ignore the
+# carry", "..., and the sum we were tempted to write is 143")
+_NOT_STATED = re.compile(r"\b(?:if|unless|would|could|might|may|tempted|guess|suppose|assuming|wrongly|mistakenly|not|never"
+                         r"|we|I|you|one)\b|n't\b", re.IGNORECASE)
+_COMPUTED = re.compile(r"\d\s*(?:[-+×÷*/−]|\\times|\\cdot)\s*\$?\d[^=]{0,60}=")
+_STATEMENT_VERB = r"(?:is|are|was|were|equals?|measures?|comes? to|totals?|becomes?)"
+_STATEMENT = re.compile(rf"\b{_STATEMENT_VERB}\b[^,;]*?(?:\d|\$)", re.IGNORECASE)
+_LAST_STATEMENT = re.compile(r"[,;] and ((?:the|its|their|his|her|this|that|our|each|every) (?:[A-Za-z\-']+ ){0,5}?"
+                             rf"{_STATEMENT_VERB} [^,;]{{1,80}}?)[.!]?\**$", re.IGNORECASE)
+
+
+# class in-form-statement: a final sentence that names the form and gives the value in it, as one math block ("In bar
+# notation, $\frac16 = 0.1\overline{6}$.", "In lowest terms, $\frac{3}{4}$.", "As a decimal, $0.75$."): the value (the
+# last side of a chain)
+_IN_FORM = re.compile(r"^\W{0,4}(?:so,? |thus,? |hence,? |therefore,? )?(?:in (?:bar|decimal|scientific|standard|exact|radical|fraction"
+                      r"|interval|set|polar|rectangular|simplest|lowest|simplified|reduced|base[- ]\w+) (?:notation|form|terms)"
+                      r"|as an? (?:decimal|fraction|percentage|percent|mixed number|improper fraction|interval|set))"
+                      r",? \$([^$]{1,200})\$[ .!]*$", re.IGNORECASE)
+
+
 def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
     s = math_safe_tail(sentence, 600)
+    form = _IN_FORM.match(s)
+    # (never a name set to a value, "In decimal form, $r = 0.05$.", which restates a given)
+    if form and not NEGATION.search(s) and not re.match(r"\s*[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=", form.group(1)):  # class in-form-statement
+        return re.split(r"(?<![<>!\\])=", form.group(1))[-1].strip() or None, True
+    restated = restated_value(s)
+    if restated and re.match(r"[\[({]|\\\{|\\left", restated) and not NEGATION.search(s) \
+            and len(set(re.findall(r"(?<![\\A-Za-z])([a-z])\s*=", s[: s.rfind(restated)]))) >= 2:
+        # class ie-restatement: "So x = 4 and y = 3, i.e. the ordered pair (4, 3)." is (4, 3), when two or more unknowns
+        # are assigned before it (never "the x-intercept is at x = 5, i.e. the point (5, 0)", which answers 5)
+        return restated, concluding
     last_clause = None
     for last_clause in CONCLUDING_CLAUSE.finditer(s):
         pass
@@ -105,10 +149,16 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         return value, concluding
     if concluding:
         subject = _SUBJECT_VALUE.match(s)
-        if subject and not NEGATION.search(s) and not _STATES_ANOTHER.search(s[subject.end() :]):
+        # (a reason after the statement, "..., because $n = 10$ gives 1024", states no value of its own)
+        reason = justification_start(s) if subject else None
+        stated = s[:reason] if reason is not None and reason > subject.end() else s
+        if subject and not NEGATION.search(stated) and not _STATES_ANOTHER.search(stated[subject.end() :]) \
+                and not RETRACTION.search(s) and not _SET_ASIDE_PREDICATE.search(stated[subject.end() :]):
             group = next(i for i in (1, 2, 3) if subject.group(i))
             value = subject.group(group)
-            if re.search(r"\d", value) and "=" not in value and not BOUND_AFTER.match(s[subject.end(group) :]):
+            # (also one unknown's value, "Hence $n = 11$ is the smallest such integer.")
+            if re.search(r"\d", value) and ("=" not in value or _ONE_ASSIGNMENT.fullmatch(value.strip())) \
+                    and not BOUND_AFTER.match(s[subject.end(group) :]):
                 return clean_span(value), True
     clauses = [m for m in CONCLUDING_CLAUSE.finditer(s) if math_balanced(s[: m.start()])]
     if clauses:
@@ -124,6 +174,10 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         main = main_clause_number(plain)
         if main and not is_bound(plain, main) and not _RESTATES.search(plain[plain.find(main) + len(main) :]):
             return main, True
+    if (last := _LAST_STATEMENT.search(s)) and (concluding or _COMPUTED.search(last.group(1))) and _STATEMENT.search(s[: last.start()]) \
+            and not _NOT_STATED.search(last.group(1)) \
+            and math_balanced(s[: last.start()]) and (value := sentence_value("So " + last.group(1), True)[0]):
+        return value, True  # class joined-statements
     restated = restated_value(s)  # class ie-restatement: "All integers n with 1 ≤ n ≤ 4, i.e. {1, 2, 3, 4}."
     if restated:
         return restated, concluding
@@ -174,7 +228,8 @@ _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin al
 def _committed_sentences(paragraph: str) -> list[str]:
     """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
     # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
-    paragraph = re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph)
+    # (and "..., so\n$P = 1/3$." continues its sentence on the next line)
+    paragraph = re.sub(r"((?:\b(?:is|are|so|thus|hence|therefore|we get|gives)|=|:) ?)\n(?!\n)", r"\1 ", paragraph)
     if opens_remark(paragraph):  # class aside-paragraph
         return []
     sentences = split_sentences(paragraph)
@@ -227,7 +282,7 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         if index == final == len(sentences) - 1:  # class worded-number-in-sentence: "So in 15 minutes he will go ten
             # miles." (only a sentence that closes the text)
             # (class clock-in-words: "The movie ends at half past seven." states 7:30)
-            sentence = worded_numbers_as_digits(worded_clock_as_digits(without_parenthetical_aside(sentence)))
+            sentence = worded_numbers_as_digits(worded_clock_as_digits(without_parenthetical_aside(without_check_clause(sentence))))
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))

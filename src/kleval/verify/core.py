@@ -13,7 +13,7 @@ import re
 
 from kleval.types import AnswerKind, Status, Verdict
 from kleval.verify import grammar, statements
-from kleval.verify.bare_answers import option_label_answer
+from kleval.verify.bare_answers import answered_label, label_gold, option_label_answer
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
@@ -25,12 +25,13 @@ from kleval.verify.locale_numbers import locale_numbers
 from kleval.verify.normalize import answer_unit, degrees_implied, normalize_span, text_key, unit_ratio
 from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
+from kleval.verify.restatement import rounded_pair
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
-from kleval.verify.units import unit_after, unit_word_at
+from kleval.verify.units import unit_after, unit_restatement, unit_word_at
 from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.19.0"
+VERIFIER_VERSION = "2.20.0"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -38,17 +39,26 @@ def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     """Golds repeat n times per problem (n samples); parse each once per worker."""
     span = _gold_span(gold, policy)
     normalized = normalize_span(span, policy)
+    sentence = _TEXT_SENTENCE.fullmatch(span.strip())
+    if sentence:  # (a sentence in \text with its math after it, "\text{The function is increasing on } (0,2)")
+        span = f"{sentence.group(1).strip()} ${sentence.group(2).strip()}$."
     try:
+        if sentence:
+            raise ParseFailure("prose, not math: a sentence in \\text")
         return normalized, canonicalize(normalized, policy)
     except ParseFailure as exc:
         # class prose-gold-statement: a gold written as a sentence ("The sequence converges to 0.") is reduced to
         # the value its sentence states, read as a completion's closing sentence is; never a sentence without one
         stated, how = grammar.find_math_answer(span) if str(exc).startswith("prose, not math") else (None, "")
         if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == span.strip() \
-                or len(re.findall(r"\d+(?:\.\d+)?", span)) != 1:
+                or not re.search(r"\d", stated) or re.search(r"\d", span.replace(stated, " ", 1).replace(stated.strip("$"), " ", 1)):
             raise  # (never a gold stating two values, "The minimum value is 3, attained at x = 1.")
         normalized = normalize_span(stated, policy)
         return normalized, canonicalize(normalized, policy)
+
+
+# a gold sentence set in \text with its math after it: the words (three or more) and the math
+_TEXT_SENTENCE = re.compile(r"\$?\\text\{((?:[^{}]*?[A-Za-z]{2,}){3}[^{}]*)\}\s*([^{}$]*[\d(\[][^{}$]*)\$?")
 
 
 # A span that ends in a percent sign or word: `62.5\%`, `28 percent`, `5\text{ percent}`, `12 pct`.
@@ -186,6 +196,15 @@ def verify(
     return dataclasses.replace(verdict, policy=chosen.name)
 
 
+_PROPERTY = re.compile(r"\b(?:increasing|decreasing|positive|negative|nonnegative|non-negative|convex|concave|continuous"
+                       r"|differentiable)\b")  # (the properties of class where-it-holds)
+_APPROXIMATED = re.compile(r"([^≈]*?[^\\\s≈])\s*(?:\\approx|≈)\s*(-?\d[\d,]*(?:\.\d+)?(?:\.{3}|\\ldots)?(?:\s*[A-Za-z/²³]{1,8}|\s*\\%|%)?)")
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_WEEKDAY_BEFORE_DATE = re.compile(rf"\**(?:mon|tues|wednes|thurs|fri|satur|sun)day,? (\**(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?"
+                                  rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH})(?:,? \d{{4}})?\**)\.?", re.IGNORECASE)
+
+
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not isinstance(gold, str) or not gold.strip():
         return Verdict(Status.GOLD_ERROR, None, None, None, "gold", f"gold answer is empty: {gold!r}")
@@ -204,6 +223,15 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not chosen.choice_letters and span is not None and _choice_letter(gold, "ABCDEFGHIJ") is None \
             and (value := option_label_answer(span, completion)) is not None:
         span, how = value, how + "/option-label-answer"
+    if not chosen.choice_letters and span is not None and label_gold(gold) is not None \
+            and (label := answered_label(span, completion)) is not None:
+        span, how = label, how + "/label-gold-option-answer"  # (kleval.verify.bare_answers)
+    if span is not None and (dated := _WEEKDAY_BEFORE_DATE.fullmatch(re.sub(r"^\\text\{(.*)\}$", r"\1", span.strip()))) \
+            and not (_WEEKDAY.search(gold) and re.search(rf"\b{_MONTH} ?\d|\d (?:of )?{_MONTH}", gold, re.IGNORECASE)):
+        # class weekday-before-date: "Sunday, April 6" is the date April 6, and the weekday Sunday for a weekday gold
+        weekday = _WEEKDAY.search(gold)
+        span = _WEEKDAY.search(span).group(0) if weekday else dated.group(1)
+        how += "/weekday-before-date"
     if span is not None and (listed := comma_list(span, completion)) is not None:
         span, how = listed, how + "/comma-list"  # class comma-list-not-thousands (kleval.verify.value_lists)
     if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (hours := grammar.compound_duration(span)):
@@ -236,6 +264,13 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         span, how = span.rsplit(", ", 1)[-1], "conclusion-sentence/last-assignment"  # (kleval.verify.conclusions)
     if span is None:
         return Verdict(Status.NO_ANSWER, None, gold_canon.show(), None, "extract", how)
+    approximated = _APPROXIMATED.fullmatch(span.strip()) if len(span) <= MAX_ANSWER_CHARS else None
+    if approximated and gold_canon.kind == "number":
+        # class approximation-of-name: "v \approx 10.4 m/s" states 10.4 (an approximation after a value, "1/3 \approx
+        # 0.333", is class approx-chain: kleval.verify.compare)
+        named, approximation = approximated.group(1).strip(), approximated.group(2).strip()
+        if re.fullmatch(r"[A-Za-z](?:_\{?\w{1,3}\}?)?", named.rsplit("=", 1)[-1].strip()):
+            span, how = re.sub(r"(?<=\d)\s*[A-Za-z/²³]{1,8}$", "", approximation), how + "/approximation-of-name"
     if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs
         return Verdict(Status.PARSE_ERROR, span[:200], gold_canon.show(), None, "size-guard",
                        f"answer ({how}) is {len(span)} characters long; a final answer is shorter")
@@ -302,6 +337,18 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
             return dataclasses.replace(verdict, extracted=span, rule=f"degrees-implied/{verdict.rule}",
                                        explanation=f"answer ({how}) read in degrees, as the gold's trig arguments are, "
                                                    f"equals the gold by rule {verdict.rule}")
+    if not same and gold_canon.kind == "number":
+        # the same quantity read another way: with the scale word after it (class scaled-value, kleval.verify.grammar;
+        # kind number scales as it extracts), rounded as asked (class rounded-restatement, kleval.verify.restatement),
+        # in its other unit (class unit-restatement, kleval.verify.units)
+        for name, other in (("scaled-value", None if chosen.final_line_number else grammar.scaled_reading(completion, span)),
+                            ("rounded-restatement", rounded_pair(completion, span)),
+                            ("unit-restatement", unit_restatement(completion, span))):
+            verdict = _verify(gold, "\\boxed{" + other + "}", chosen) if other else None
+            if verdict is not None and verdict.correct:
+                return dataclasses.replace(verdict, extracted=span, rule=f"{name}/{verdict.rule}",
+                                           explanation=f"answer ({how}) read as {other!r} ({name}) equals the gold by "
+                                                       f"rule {verdict.rule}")
     if not same and how in ("boxed", "repeated-box") and gold_canon.kind in ("list", "set") and pred_canon.kind not in ("list", "set"):
         # class multi-part-boxes: a gold of n values and one box per part with prose between the boxes
         joined = grammar.part_boxes(completion, len(gold_canon.value))
@@ -316,6 +363,12 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         verdict = _verify_parts(gold_canon, completion, chosen)
         if verdict is not None:
             return verdict
+    if same and len(gold) <= 120 and len(_PROSE.findall(gold)) >= 4 and re.search(r"\d", gold) \
+            and (claimed := set(_PROPERTY.findall(gold.lower()))) \
+            and not claimed <= set(_PROPERTY.findall(completion[-400:].lower())):
+        # class where-it-holds: a gold sentence's property ("The function is decreasing on (0,2)") must be the one the
+        # completion states, not only its interval ("Hence $f$ is increasing on $(0, 2)$.")
+        same, rule = False, "property-differs"
     status = Status.CORRECT if same else Status.INCORRECT
     verb = "equals" if same else "differs from"
     return Verdict(status, span, gold_canon.show(), pred_canon.show(), rule,

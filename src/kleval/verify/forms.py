@@ -109,15 +109,48 @@ _WORD_GUARD = re.compile(r"\b(?:maybe|probably|perhaps|possibly|nearly|almost|ab
 
 # a sentence's conclusion follows its last "so"/"thus"/"which means": only that clause's digits can state the value
 # ("10% of $1,000 is $100, so the new rent is eleven hundred dollars." states 1100)
-_CONCLUDING_CLAUSE = re.compile(r"(?:[,;] (?:and )?| and )(?:so|thus|hence|therefore|which means|which gives|meaning)(?: that)?,? ",
-                                re.IGNORECASE)
+# (and ", which is ..." states the result of the working before it: "500 + 1,500 + 125 blocks, which is two thousand, one
+# hundred and twenty-five blocks", only after an operation with no result of its own, never after a stated value, "she
+# needs 20 more dollars, which is four weeks of allowance", "12 + 15 = 27, which is nine students per team", nor a
+# comparison or a share, "5 apples, which is two more than Tom has", "which is twenty percent of her income")
+_WORKING = re.compile(r"\d\s*(?:[-+×÷*/=−]|\\times|\\cdot)\s*\$?\d")
+_CONCLUDING_CLAUSE = re.compile(r"(?:[,;] (?:and )?| and )(?:so|thus|hence|therefore|which means|which gives|meaning"
+                                r"|(?<=, )which (?:is|makes|comes to)(?! (?:[a-z]+ ){0,3}(?:more|less|fewer|greater|smaller|larger"
+                                r"|than|times|longer|shorter|older|younger|as)\b))(?: that)?,? ", re.IGNORECASE)
 # (and a fronted reason is no statement of value: the main clause after its comma states it)
 _FRONTED_REASON = re.compile(r"\W{0,3}(?:since|because|as|given that)\b[^,;]{1,150}, ", re.IGNORECASE)
 # a lone "one" is a count only where the sentence counts with it ("There is one person in purple.", "exactly one")
 _ONE_COUNTS = re.compile(r"\b(?:there (?:is|was|will be|remains?)|there's|exactly|only|just)\s+$", re.IGNORECASE)
 
 
+# class dozen-count: "a dozen eggs", "half a dozen", "a half dozen", "a dozen and a half", "two dozen roses" count 12, 6,
+# 6, 18 and 24 (never "dozens of", an alternative, "a dozen or so", nor a count after a determiner, "the two dozen"; in
+# digits, "7 dozen eggs", it stays 7, a count of dozens, as kind number reads it)
+_DOZEN_COUNT = re.compile(r"(?<![\w-])(?:(half) an? dozen|an? (half )?dozen( and a half)?|(" + "|".join(
+    w for w in _NUMBER_WORDS if 1 < _NUMBER_WORDS[w] <= 12) + r") dozen)\b(?! or\b| to\b|s\b| and a half\b)", re.IGNORECASE)
+
+
+def _dozen_digits(m: re.Match) -> str:
+    if _DETERMINER_BEFORE.search(m.string[: m.start()]) or _WORD_BEFORE.search(m.string[: m.start()]):
+        return m.group(0)
+    if m.group(4):
+        return str(12 * _NUMBER_WORDS[m.group(4).lower()])
+    return "6" if m.group(1) or m.group(2) else "18" if m.group(3) else "12"
+
+
+# class dollars-and-cents: "thirty-seven dollars and fifty cents", "37 dollars and 50 cents" is $37.50 (never a count of
+# cents alone, "50 cents", nor "3 dollars and 150 cents")
+_DOLLARS_AND_CENTS = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b",
+                                re.IGNORECASE)  # (never two amounts, "between 5 dollars and 50 cents")
+
+
 def worded_numbers_as_digits(text: str) -> str:
+    """`text` with its numbers in words as digits (`_worded_numbers_as_digits`) and an amount in dollars and cents as one
+    amount in dollars ("37.50 dollars")."""
+    return _DOLLARS_AND_CENTS.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", _worded_numbers_as_digits(text))
+
+
+def _worded_numbers_as_digits(text: str) -> str:
     """`text` with each run of English cardinal words that counts something written as its digits ("ten miles" ->
     "10 miles"; "a hundred and twenty sheep" -> "120 sheep"; "one and a half hours" -> "1.5 hours"; "the three cups"
     stays). A text whose digits state a value of their own ("Mary spent $24 buying eight pencils.", "It takes 6 hours
@@ -125,17 +158,22 @@ def worded_numbers_as_digits(text: str) -> str:
     sentence's concluding clause ("$100, so the new rent is eleven hundred dollars") leave the words to state the
     value. Words next to an operation, a range, a ratio, a decimal point, a fraction word or an alternative ("ten
     minus three", "twenty to thirty", "five out of six", "two point five", "two thirds", "seven or eight", "five,
-    six") and a count of dozens stay words, and so does a sentence that doubts, bounds or denies ("maybe four",
+    six") and a count of dozens stay words (but "a dozen", "two dozen" count 12 and 24: class dozen-count), and so does a sentence that doubts, bounds or denies ("maybe four",
     "nearly nine", "nine is wrong")."""
     if _WORD_GUARD.search(text):
         return text
-    clauses = list(_CONCLUDING_CLAUSE.finditer(text))
+    clauses = [c for c in _CONCLUDING_CLAUSE.finditer(text)
+               if not re.search(r"which (?:is|makes|comes)", c.group(0), re.IGNORECASE)
+               or _WORKING.search(text[: c.start()]) and not re.search(r"=\s*\$?-?\d", text[: c.start()])
+               and not re.match(r"[^,.;]*\b(?:per|percent|of)\b", text[c.end() :], re.IGNORECASE)]
     start = clauses[-1].end() if clauses else 0
     if not clauses and (fronted := _FRONTED_REASON.match(text)):
         start = fronted.end()  # "Since 3/2 of an hour is 90 minutes, the drive takes one and a half hours."
     for number in _DIGIT_NUMBER.finditer(text, start):
         if not _DETERMINER_BEFORE.search(text[: number.start()]):
             return text
+
+    text = text[:start] + _DOZEN_COUNT.sub(_dozen_digits, text[start:])  # class dozen-count: "He has a dozen eggs left."
 
     def digits(m: re.Match) -> str:
         words, sign = m.group("words"), m.group("sign") or ""

@@ -368,7 +368,9 @@ def _restates(later: str, stated: str) -> bool:
 # there: `$$x = 1 + \sqrt{19},\quad x = 1 - \sqrt{19}$$`
 # (an equation whose left side is no bare variable, `x^2 - 5x = 0`, stays an equation, which answers no number).
 # Never a display without such a lead-in (a last step of working) and never one with text after it.
-_CLOSING_DISPLAY = re.compile(r"(?:\$\$((?:(?!\$\$).){1,600})\$\$|\\\[((?:(?!\\\]).){1,600})\\\])\s*$", re.DOTALL)
+_CLOSING_DISPLAY = re.compile(r"(?:\$\$((?:(?!\$\$).){1,600})\$\$|\\\[((?:(?!\\\]).){1,600})\\\]"
+                              # (or inline math that is a line of its own, "...\n\n$x = \frac{36}{99} = \frac{4}{11}$")
+                              r"|(?<=\n)[ \t]*(?<!\$)\$([^$\n]{1,300})\$(?!\$))\s*$", re.DOTALL)
 _DISPLAY_LEAD_IN = re.compile(r"(?::|\b(?:so|hence|thus|therefore|we get|we obtain|we have|gives|giving|yields|is|are|becomes"
                               r"|the answer is|the result is|(?:simplifies|reduces|evaluates|comes|works out) to|equals)\s*,?)\s*$",
                               re.IGNORECASE)
@@ -396,20 +398,57 @@ def _evaluated_chain(content: str) -> bool:
         and re.search(r"\d", sides[-1]) is not None
 
 
+# (class closing-display-paragraph: a display that is a paragraph of its own after a finished sentence, the one display of
+# that paragraph, "... so the $y$-intercept is $3$.\n\n$$y = 3 + 2x$$", is the result: one bare name, `y` or `f(x)`, set
+# equal to one expression of it)
+_NAME_EQUALS = re.compile(r"\s*[A-Za-z](?:\^\{?-1\}?)?(?:\([a-z]\))?\s*=\s*[^=,;]+")  # (also an inverse, "f^{-1}(x) = ...")
+
+
+_CHECK_OR_SUPPOSITION = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|would|could|if|suppose|compare\w*|instead)\b", re.IGNORECASE)
+
+
+def _display_paragraph(before: str, content: str) -> bool:
+    """Whether a closing display stands alone after a finished sentence (or a check mark) and sets one name equal to one
+    expression, or evaluates a constant expression ("$$(2-i)^2 = -4i + 3$$", "$$68_{10} = 2112_3$$"); never after a
+    paragraph that checks or supposes ("A quick check with the second term confirms it.", "For 3 people it would be
+    fewer."): the display then evaluates that."""
+    paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
+    # (a check that closes with its check mark has passed: the display after it states the answer)
+    return (paragraph.rstrip().endswith(("✓", "✔")) or not _CHECK_OR_SUPPOSITION.search(paragraph)) \
+        and bool(re.search(r"(?:[.!]\$?|[✓✔]|(?<!\$)\$)\s*\n\s*\n\s*$", before)) and "\\text" not in content and "\\quad" not in content \
+        and (bool(_NAME_EQUALS.fullmatch(content)) or _constant_evaluation(content))
+
+
+def _constant_evaluation(content: str) -> bool:
+    """Whether a display is one constant expression set equal to another: no letter but the unit `i` on either side."""
+    sides = content.split("=")
+    letters = set(re.findall(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", content)))
+    return len(sides) == 2 and letters <= {"i"} and all(re.search(r"\d", side) for side in sides)
+
+
 def closing_display(region: str) -> Statement | None:
     """The closing display block of `region` when the text before it announces it, else None."""
     text = region.rstrip()
+    # (a closing remark in brackets after the display, "(Not to be confused with ...)", is skipped; never one that
+    # retracts or doubts, "(Wait, that used the wrong sign ...)", "Note: I made an arithmetic error above")
+    while "\n\n" in text and is_aside(last := text.rsplit("\n\n", 1)[1].strip()) and not RETRACTION.search(last) \
+            and not re.search(r"\b(?:wrong|error|mistake|incorrect|correct value|instead|redo\w*)\b|\\ne\b|≠", last, re.IGNORECASE):
+        text = text.rsplit("\n\n", 1)[0].rstrip()
     m = _CLOSING_DISPLAY.search(text[-800:])
     if m is None:
         return None
     start = len(text) - len(text[-800:]) + m.start()
     lead_in = text[max(0, start - 80) : start].rstrip()
-    content = (m.group(1) or m.group(2)).strip().rstrip(".").strip()
+    content = (m.group(1) or m.group(2) or m.group(3)).strip().rstrip(".").strip()
     if re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
         return None  # (never a lead-in that denies, "... is not equal to", "... is not")
-    if re.search(r"(?:\$\$|\\\]|\\end\{(?:equation|align)\*?\})$", lead_in):
+    if re.search(r"(?:\$\$|\\\]|\\end\{(?:equation|align)\*?\})$", lead_in) or (m.group(3) and lead_in.endswith("$")):
         return None  # (never the last of several displays, "$$x_1 = -2$$\n$$x_2 = 3$$": together they list the values)
-    if not _DISPLAY_LEAD_IN.search(lead_in):
+    if _DISPLAY_LEAD_IN.search(lead_in) and content.count("=") >= 2 and _CHAIN_CONSTANT.search(content) \
+            and not re.search(r"=[^=]*(?:(?<!\\),|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content) \
+            and re.search(r"\d", content.rsplit("=", 1)[1]) and not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|pmatrix|bmatrix", "", content.rsplit("=", 1)[1])):
+        content = content.rsplit("=", 1)[1].strip()  # (a chain after a lead-in states the constant it ends on, "\text{proj}... = (2.2, 4.4)")
+    if not _DISPLAY_LEAD_IN.search(lead_in) and not _display_paragraph(text[:start], content):
         listed = re.search(r"(?:\band|\bor|,)$", lead_in)  # ("Both $x = -4$ and $$x = 4$$" lists a second root)
         if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or") \
                 or re.search(r"=[^=]*(?:,|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content):
@@ -483,6 +522,12 @@ def _factorial_used(region: str, number: str) -> bool:
     return bool(re.search(rf"(?<![\d.]){number}!\s*(?:=|\\cdot|\\times|[/}})$]|\\\))|(?:\\frac\{{|\\cdot |[($]){number}!", region))
 
 
+_SUBSTITUTES = re.compile(r"\b(?:requested|asked for|the question (?:asks|wants)|we (?:want|need) (?:to find )?(?:the value of )?"
+                         r"\$?[^$\n]{1,20}=)", re.IGNORECASE)
+# (never a check of the solution: "Substituting back into the original equation, ...", "Plugging in to verify: ...")
+_CHECKS_SOLUTION = re.compile(r"\b(?:back|verif\w*|check\w*|original equation|confirm\w*|match(?:es)?)\b", re.IGNORECASE)
+
+
 def find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found."""
     span, how = _find_math_answer(text)
@@ -540,8 +585,14 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         last = max(committed or statements, key=lambda s: s.start)
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
-        if last is box and last.end > 0 and re.fullmatch(r"-?\d+(?:\.\d+)?", last.span.strip()) \
-                and re.search(rf"(?<![\d.]){re.escape(last.span.strip())} ?(?:\\times|\\cdot|[×*+\-−/÷]) ?\d", region[last.end :]):
+        unknown = re.fullmatch(r"[a-z] ?= ?(-?\d+(?:\.\d+)?)", last.span.strip()) if last is box else None
+        if last is box and last.end > 0 and (re.fullmatch(r"-?\d+(?:\.\d+)?", last.span.strip())
+                                             and re.search(rf"(?<![\d.]){re.escape(last.span.strip())} ?(?:\\times|\\cdot|[×*+\-−/÷]) ?\d",
+                                                           region[last.end :])
+                                             # (or a box that solves for the unknown the working then substitutes: "x =
+                                             # \boxed{4}. Now substitute into the requested expression: ... = 28.")
+                                             or unknown and _SUBSTITUTES.search(region[last.end :])
+                                             and not _CHECKS_SOLUTION.search(region[last.end :])):
             # class intermediate-box: a box the working then computes with ("4 \times 6 = \boxed{24} markers per
             # classroom ... 24 \times 4 = 96. So the school needs 96 markers in total.") is a step; a later
             # concluding sentence with another value answers
@@ -554,7 +605,13 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
         first_line = "\n" not in region[: last.start].strip()
         after = region[last.end :] if last.end >= 0 else ""
         closing = _closing_sentence(after) if after else None
-        if last.how == "answer-first" and not RETRACTION.search(after) and (later := conclusion(after)) is not None \
+        if last.how == "answer-first-line" and (RETRACTION.search(after) or re.search(
+                rf"\bnot {re.escape(last.span.strip())}\b|(?:=|\bthat's|\bthat is|\bis) \$?(?!{re.escape(last.span.strip())}\b)-?\d[\d,.]*\$?[.!]?\s*$",
+                after.rstrip(), re.IGNORECASE)):
+            # (an opening bold line without "Here's why" is the answer only where nothing after it ends on another value,
+            # "That's 4, not 3.", "... the total is 2 + 3 + 5 = 10.", or withdraws it)
+            return None, f"the opening answer {last.span[:30]!r} is contradicted by what follows it"
+        if last.how in ("answer-first", "answer-first-line") and not RETRACTION.search(after) and (later := conclusion(after)) is not None \
                 and later.how == "conclusion-sentence" and re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", later.span.strip()) \
                 and not _same_value(last.span, later.span):
             # (class answer-first: "**18**. Here's why: ... So she has 20 books." commits to neither)
@@ -749,6 +806,23 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
 # class money-suffix: a currency amount with a thousand or million suffix ("$70K", "$57.5k", "€1.2M", "$3bn")
 # (groups: the amount with its sign, its digits, the suffix)
 _MONEY_SUFFIX = re.compile(r"([$€£] ?(\d[\d,]*(?:\.\d+)?)) ?(k|K|M|bn)\b")
+
+
+def scaled_reading(text: str, span: str) -> str | None:
+    """class scaled-value (kind math): a plain number answer that a scale word follows where the text last writes it,
+    "about **50 million** requests", is also that many (50000000; the count of millions, 50, stays the answer too);
+    never a plural count, "7 hundreds", and never in a remark after the answer ("Note: if ..., it would be 12 thousand")."""
+    number = span.strip()
+    if not re.fullmatch(r"\d[\d,]*(?:\.\d+)?", number):
+        return None
+    region = answer_region(text).rstrip()
+    at = [m.end() for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d])", region)]
+    scale = _SCALE_AFTER.match(region, at[-1] + len(re.match(r"[$*]{0,3}", region[at[-1] :]).group(0))) if at else None
+    line = region[region.rfind("\n", 0, at[-1]) + 1 :].split("\n", 1)[0] if at else ""
+    if scale is None or scale.group(0).rstrip().endswith("s") or len(region) - at[-1] > 200 or is_aside(line) \
+            or re.search(r"\b(?:if|would|could)\b", line, re.IGNORECASE):
+        return None
+    return _scaled(number, scale.group(1))
 
 
 def _scaled(digits: str, scale: str) -> str:

@@ -104,10 +104,17 @@ def _same_number(head: str, other: str) -> bool:
 # "Every x with x ≥ 2 and x < 5, that is, $[2, 5)$."): the restated value is the answer. Read only when the
 # sentence states no value otherwise, and only a value that closes the sentence: a math block, a roster in
 # braces, a tuple or interval, or a number.
+# (class rounded-restatement: also a value rounded as asked, "an increase of 33.1%, i.e. about $33\\,\\%$ to the
+# nearest whole number", "..., or 33% to the nearest percent": that rounding is the answer)
+_ROUNDED_AS_ASKED = r"(?: (?:to the nearest|rounded to|correct to|to) (?:[a-z]+ ){0,2}(?:number|integer|percent|tenth|hundredth|thousandth" \
+                    r"|cent|dollar|unit|degree|place|places|figures?|digits?|meter|inch|foot|minute|second|hour)s?| when rounded| rounded)"
 _IE_VALUE = re.compile(
-    r"(?:,|;|\()? ?(?:i\.e\.|ie\.|that is|namely|in other words),? "
+    r"(?:,|;|\()? ?(?:(?:i\.e\.|ie\.|that is|namely|in other words),? (?:the (?:[a-z]+ ){0,4}(?:is|are) )?"
+    r"(?:the (?:ordered |unordered )?(?:pair|triple|tuple|set|interval|point|vector) )?"
+    r"(?:about |approximately |roughly )?"
+    rf"|or (?:about |approximately |roughly )?(?=[^,;]*{_ROUNDED_AS_ASKED}[ .]*$))"
     r"(\$[^$]{1,200}\$|\\\((?:[^\\]|\\(?!\)))*?\\\)|\\?\{[^{}]{1,200}\\?\}|[\[(][^()\[\]]{1,100}[\])]"
-    r"|-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?)\)?[ .]*$", re.IGNORECASE)
+    rf"|-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?)(?:{_ROUNDED_AS_ASKED})?\)?[ .]*$", re.IGNORECASE)
 
 
 def restated_value(sentence: str) -> str | None:
@@ -121,3 +128,20 @@ def restated_value(sentence: str) -> str | None:
     elif value.startswith("\\(") and value.endswith("\\)"):
         value = value[2:-2]
     return value.strip() or None
+
+
+# (the two values of a rounded restatement, "33.1%, i.e. about $33\\,\\%$ to the nearest whole number", are one answer:
+# the exact value and the rounding asked for; a gold that is either is answered)
+_ROUNDED_PAIR = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*(?:\\?%|percent)?\$?,? (?:i\.e\.|ie\.|that is|or),? (?:about |approximately |roughly )?"
+                           r"\$?(-?\d[\d,]*(?:\.\d+)?)[^.\n]{0,12}?" + _ROUNDED_AS_ASKED, re.IGNORECASE)
+
+
+def rounded_pair(completion: str, span: str) -> str | None:
+    """The other value of the closing rounded restatement whose exact value or rounding is the answer `span`, else None."""
+    number = re.match(r"-?\d[\d,]*(?:\.\d+)?", span.strip().lstrip("$"))
+    pairs = list(_ROUNDED_PAIR.finditer(completion[-400:]))
+    if number is None or not pairs:
+        return None
+    exact, rounded = pairs[-1].group(1), pairs[-1].group(2)
+    return rounded if number.group(0) == exact else exact if number.group(0) == rounded else None
+

@@ -10,6 +10,7 @@ from kleval.verify.extract import math_blocks
 from kleval.verify.glued import standalone, trailing_expression, unit_power
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.statements import is_joiner, joined_math
+from kleval.verify.units import unit_of, unit_ratio
 from kleval.verify.value_lists import list_after_copula
 
 # class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
@@ -46,7 +47,7 @@ _VALUE_IS_ANSWER = re.compile(r"^ ?,? ?(?:is|are) (?:the|our) (?:final |only )?(
                               re.IGNORECASE)
 NUMBER_TEXT = rf"-?\$?(?:{DOT_GROUPED_THOUSANDS}|\d{{1,3}}(?: \d{{3}})+(?!\d)(?:\.\d+)?|\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+)?%?"
 _LEADING_NUMBER = re.compile(NUMBER_TEXT)
-_UNIT_TAIL = re.compile(r"^(?: ?[A-Za-z][A-Za-z.\-]{0,15}){0,3} ?$")
+_UNIT_TAIL = re.compile(r"^(?!\s*(?:is|are|was|were|be|seems?|looks?|makes?|gives?)\b)(?: ?[A-Za-z][A-Za-z.\-²³]{0,15}(?:/[A-Za-z]{1,8})?){0,3} ?$")  # (also "mol/L", "km/h")
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|isn't|aren't|doesn't|don't|nor)\b|n't\b", re.IGNORECASE)
 
 
@@ -84,8 +85,45 @@ BRACKETED_CORRECTION = re.compile(r"\((?=[^()]*\d)(?:[^()]*(?:\b(?:correction|ma
 CORRECTION_AFTER_VALUE = re.compile(r"[^.()\n]{0,30}" + BRACKETED_CORRECTION.pattern, re.IGNORECASE)
 
 
+# (class converting-parenthetical: a bracket right after a value and its unit that gives the value in another unit,
+# "2.5 km (2500 m)", "6 ft (about 1.83 m)", restates it wherever it stands in the sentence)
+_CONVERTING = re.compile(r"(?<=\d) ?([A-Za-z]{1,12})\.? \((?:about |approximately |roughly |≈ ?|~ ?)?-?\d[\d,]*(?:\.\d+)? ?([A-Za-z]{1,12})\.?\)")
+
+
+# (never after one quantity in two units, "3 hours 24 minutes (204 minutes)": the bracket states it in one)
+_COMPOUND_BEFORE = re.compile(r"\d ?[A-Za-z]{1,12},? (?:and )?\d+$")
+
+
+def _without_conversion(sentence: str) -> str:
+    return _CONVERTING.sub(lambda m: m.group(0)[: m.group(0).index("(")].rstrip()
+                           if (first := unit_of("1 " + m.group(1))) and (second := unit_of("1 " + m.group(2)))
+                           and (first == second or unit_ratio(first, second) is not None)
+                           and not _COMPOUND_BEFORE.search(sentence[: m.start()]) else m.group(0), sentence)
+
+
+# class check-clause: a final sentence that goes on to check its value in a clause of its own ("..., $999_{10}$ becomes
+# $4343_6$ in base six, and as a check $4\\cdot 216 + ... = 999$.") states the value before the check
+_CHECK_CLAUSE = re.compile(r"[,;] (?:and )?(?:as a (?:quick |final )?check|checking(?: this)?|to (?:check|verify)(?: this)?"
+                           r"|as verification|verifying(?: this)?)\b,?[^.!?]*[.!]?\s*$", re.IGNORECASE)
+
+
+_CHECK_FAILS = re.compile(r"≠|\\ne(?:q)?\b|\b(?:not|wrong|so|thus|hence|giving|gives|must|instead|correct|actually|but)\b|n't\b",
+                         re.IGNORECASE)
+
+
+def without_check_clause(sentence: str) -> str:
+    """`sentence` without a closing clause that checks the value stated before it (class check-clause)."""
+    m = _CHECK_CLAUSE.search(sentence)
+    if m is None or not re.search(r"\d", sentence[: m.start()]) or _CHECK_FAILS.search(m.group(0)):
+        return sentence  # (a check that fails or concludes anew, "..., as a check, 2(5) + 3 = 13 ≠ 15, so the correct value
+        # is x = 6", revises the value: the sentence is read whole)
+    return sentence[: m.start()] + "."
+
+
 def without_parenthetical_aside(sentence: str) -> str:
-    """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own."""
+    """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own, and without
+    a bracket that converts a value to another unit."""
+    sentence = _without_conversion(sentence)
     m = _PARENTHETICAL_ASIDE.search(sentence)
     if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
         return sentence
@@ -131,8 +169,11 @@ def value_ending(sentence: str, concluding: bool) -> str | None:
 
 # class plain-assignment-list: a sentence without math markup that ends in several values of one unknown, written
 # out ("The roots are x = 7, x = 3, and x = 5.", "the solutions are x = 2 or x = -1"), states them all
-_ASSIGNMENT = r"[a-z](?:_\d)? ?= ?-?\d+(?:\.\d+)?(?:/\d+)?"
-_PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=]){_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+$")
+# (also with a sign, "x = 0 or x = ±1", and one name before several values, "x = 0, ±1", "x = 2, 3, or 5")
+_PLAIN_VALUE = r"(?:±|∓|\\pm ?)?-?\d+(?:\.\d+)?(?:/\d+)?"
+_ASSIGNMENT = rf"[a-z](?:_\d)? ?= ?{_PLAIN_VALUE}"
+_PLAIN_ASSIGNMENTS = re.compile(rf"(?<![\w=])(?:{_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_ASSIGNMENT})+"
+                                rf"|{_ASSIGNMENT}(?:(?:,? (?:and|or) |, ){_PLAIN_VALUE})+)$")
 # (in a conclusion, an opener states them as a copula does: "Therefore b = 21 or b = 49.", "..., so x = -2 or x = 5.")
 _LIST_LEAD = re.compile(r"(?:^|: ?|\b(?:so|thus|hence|therefore|then|we get|giving|we have)\b,? ?"
                         r"|^(?:so|thus|hence|therefore),? (?:(?:after|by|on|upon) [a-z]+ing|in conclusion|in summary|overall"
@@ -150,7 +191,9 @@ _FACTORIAL_IN_PROSE = re.compile(r"!(?= (?:different |distinct |possible )?(?:wa
 
 
 _CLOCK_AT_END = re.compile(r"\b(?:at|is|be|by|until|reads|shows) (?:exactly )?(\d{1,2}:\d{2}(?::\d{2})?"
-                           r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)$")
+                           r"(?: ?(?:[ap]\.m\.?|[ap]m|[AP]\.M\.?|[AP]M))?)"
+                           # (the day may follow: "The flight lands at 02:15 the next day.")
+                           r"(?: (?:on )?(?:the )?(?:next|following|same) (?:day|morning|evening)| tomorrow(?: morning)?| today)?$")
 
 
 _NOT_A_UNIT = re.compile(r"\b(?:is|are|was|were|be|been|the|and|or|not|roots?|solutions?"
@@ -175,6 +218,13 @@ def _denied_or_bounded(head: str) -> bool:
     return bool(DENIED.search(re.split(r"[,;:]", head)[-1])) or bounds(head, "")
 
 
+# class where-it-holds: a sentence that says where a property holds ("Hence $f$ is increasing on $(0, 2)$.", "so $g$ is
+# positive for $x > 3$") states that interval or condition
+_WHERE_IT_HOLDS = re.compile(r"\b(?:is|are) (?:strictly |monotonically |therefore |thus )?(?:increasing|decreasing|positive|negative"
+                             r"|nonnegative|non-negative|continuous|differentiable|convex|concave|defined) (?:on|over|in|for|when) ?$",
+                             re.IGNORECASE)
+
+
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
@@ -182,13 +232,20 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
         return bold.group(1).strip()
     s = drop_restatement(sentence.strip().rstrip(".!").replace("**", "").strip())  # class two-formats
     blocks = math_blocks(s)
-    listed = None if blocks else _PLAIN_ASSIGNMENTS.search(s)
+    # (a sign the text wrote as a symbol, "x = ±1", stands in math of its own: it is still a plain value)
+    signed = re.sub(r"\$((?:[a-z](?:_\d)? ?= ?)?\\pm ?\d+(?:\.\d+)?(?:/\d+)?)\$", r"\1", s) if blocks else s
+    listed = _PLAIN_ASSIGNMENTS.search(signed) if not math_blocks(signed) else None
+    s = signed if listed else s
     if listed and len({a[0] for a in re.findall(_ASSIGNMENT, listed.group(0))}) == 1:  # class plain-assignment-list
         head = s[: listed.start()]
         if _SET_ASIDE.search(head) or not (_COPULA_AT_END.search(head) or (concluding and _LIST_LEAD.search(head))):
             return None  # several values of one unknown, not stated as the answer: never only the last of them
-        values = list(dict.fromkeys(re.sub(r" ?= ?", " = ", a) for a in re.findall(_ASSIGNMENT, listed.group(0))))
-        return ", ".join(values)  # (a double root written twice, "x = 3 and x = 3", is one value)
+        name = listed.group(0).split("=", 1)[0].strip()
+        values = dict.fromkeys(v.rsplit("=", 1)[-1].strip() for v in re.split(r",? (?:and|or) |, ", listed.group(0)))
+        return ", ".join(f"{name} = {v}" for v in values)  # (a double root written twice, "x = 3 and x = 3", is one value)
+    if blocks and not s[blocks[-1][1] :].strip() and _WHERE_IT_HOLDS.search(s[: blocks[-1][0]]) \
+            and not re.search(r"\b(?:whether|if|check\w*|let's|let us|we (?:first|will|need|want))\b", s[: blocks[-1][0]], re.IGNORECASE):
+        return blocks[-1][2].strip()  # class where-it-holds
     permuted = permutations_value(s, blocks)
     if permuted:
         return permuted
@@ -261,7 +318,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     # ("... add up to 720°", "sum to 540°", "measures 90°", "The bill comes to 1200 dollars."); a degree sign is a unit
     copula = (r"(?:\b(?:is|are|was|equals|be|it's|becomes|remains|measures|totals|adds? up to|sums? to"
               r"|(?:works?|comes?) (?:out )?to|amounts? to)|(?<![<>!\\])=|:) (?:(?:" + _FILLERS + r") )*")
-    number = re.search(copula + "(" + NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³°][A-Za-z.²³°\-]{0,15}){0,3}$",
+    number = re.search(copula + "(" + NUMBER_TEXT + r"(?: ?(?:percent|pct)\b)?)(?:[ ]?[A-Za-z²³°][A-Za-z.²³°\-]{0,15}"
+                       r"(?:/[A-Za-z]{1,8})?){0,3}$",  # (a unit per unit, "mol/L", "km/h")
                        s, re.IGNORECASE)
     if number and not _NOT_A_UNIT.search(s, number.end(1)):
         # "is 25 square units", "= 80", "is 1 000 dollars", "is 5 percent" (the percent kept: a hundredth); the words

@@ -200,3 +200,42 @@ def compound_quantity(s: str) -> str:
 
     total = sympy.Rational(m.group(1)) * ratio + sympy.Rational(m.group(3))
     return f"{total} \\text{{ {m.group(4)}}}"
+
+
+# class unit-restatement: an answer that states one quantity in two units, the second converting the first ("It takes her
+# 300 seconds, that is, 5 minutes.", "$1.50, or 150 cents", "2.5 km (2500 m)"), answers in either unit: the second
+# value, only when the two units convert and the values agree by that ratio (never two different quantities, "300
+# seconds, that is, 6 minutes", nor "5 apples, or 3 pears")
+_NUMBER_UNIT = r"(-?\d[\d,]*(?:\.\d+)?) ?([A-Za-z]+)"
+_RESTATED_UNIT = re.compile(_NUMBER_UNIT + r"\b,? ?(?:\(|(?:(?:that is|or|which is|which equals|equivalently|exactly)\b|i\.e\.),? ?)"
+                            r"(?:about |exactly )?" + _NUMBER_UNIT + r"\b")
+
+
+_ASIDE_LINE = re.compile(r"\W*(?:\(|note\b|for reference\b|check\w*\b|verif\w*\b|by the way\b|fun fact\b|p\.s\.)", re.IGNORECASE)
+_MONEY = {("dollar", "cent"): "100", ("cent", "dollar"): "1/100"}  # (currencies convert by no physical unit)
+
+
+def unit_restatement(completion: str, span: str) -> str | None:
+    """The second value, with its unit ("5 minutes"), where the completion last writes the answer `span` as the first of
+    one quantity stated in two units, else None."""
+    if not re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", span.strip()):
+        return None
+    plain = re.sub(r"\\(?:text|mathrm|mbox|textrm) ?\{ ?([A-Za-z]+) ?\}", r"\1", completion)
+    # (a price written with its sign, "$1.50, or 150 cents", is in dollars)
+    plain = re.sub(r"(?<![\w$])\\?\$ ?(\d[\d,]*(?:\.\d+)?)(?=,? ?(?:or|i\.e\.|that is|which is|\())", r"\1 dollars", plain)
+    plain = plain.replace("$", "")
+    places = [m.start() for m in re.finditer(rf"(?<![\d.,]){re.escape(span.strip())}(?![\d])", plain)]
+    m = _RESTATED_UNIT.match(plain, places[-1]) if places else None
+    if m is None or _ASIDE_LINE.match(plain[plain.rfind("\n", 0, m.start()) + 1 : m.start()]):
+        return None  # (never in a remark after the answer, "(For reference, the route is 3 km, or 3000 m, long.)")
+    first, second = _unit_word(m.group(2)), _unit_word(m.group(4))
+    import sympy
+
+    money = _MONEY.get((first, second))
+    ratio = (sympy.Rational(money) if money else unit_ratio(first, second)) if first and second and first != second else None
+    if ratio is None:
+        return None
+
+    if sympy.Rational(m.group(1).replace(",", "")) * ratio != sympy.Rational(m.group(3).replace(",", "")):
+        return None
+    return f"{m.group(3)} {m.group(4)}"
