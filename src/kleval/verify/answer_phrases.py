@@ -203,16 +203,15 @@ def foreign_answer_phrase(region: str) -> Statement | None:
 _CJK_CONCLUSION = re.compile(r"(?:^|\n)[ \t*]*(?:因此|所以|故|综上所述|综上|于是|因而|从而|由此可知|したがって|よって)[，,、：: ]?"
                              r"([^\n。]{0,80}?)(?:是|为|為|は|=|＝|：|:)? ?(\$[^$\n]{1,120}\$|\\\([^\n]{1,120}?\\\)|-?\d[\d,]*(?:\.\d+)?)"
                              r" ?(?:です)?[。．.]?\**[ \t]*$")
-_CJK_GUARD = re.compile(r"不|大约|约|左右|可能|也许|或许|或|大概|应该|似乎|估计|舍去|排除|错误|不合|验证|检验|假设|若|如果|设|おそらく|たぶん|かもしれ")
+_CJK_GUARD = re.compile(r"不|约|左右|可能|也许|或|大概|应该|似乎|估计|舍去|排除|错误|验证|检验|假设|若|如果|设|おそらく|たぶん|かもしれ")
 
 
 def _cjk_conclusion(region: str) -> Statement | None:
     """The value closing a final Chinese or Japanese conclusion with a copula (class cjk-conclusion), else None."""
     tail = region.rstrip()[-400:]
-    if boxes_with_positions(region):
-        return None  # (never over a box: "$\\boxed{8}$\n\n因此，验证时总数为 $12$。" checks the boxed answer)
     m = _CJK_CONCLUSION.search(tail)
-    if m is None or _CJK_GUARD.search(m.group(1)) or not re.search(r"(?:是|为|為|は|=|＝|：|:) ?$", tail[m.start(2) - 2 : m.start(2)]) \
+    # (never over a box: "$\\boxed{8}$\n\n因此，验证时总数为 $12$。" checks the boxed answer)
+    if m is None or _CJK_GUARD.search(m.group(1)) or boxes_with_positions(region) or not re.search(r"(?:是|为|為|は|=|＝|：|:) ?$", tail[m.start(2) - 2 : m.start(2)]) \
             and not m.group(2).startswith("$"):
         return None
     value = m.group(2).strip("$")

@@ -13,6 +13,7 @@ from kleval.verify.extract import clean_span, math_blocks
 from kleval.verify.forms import worded_numbers_as_digits
 from kleval.verify.sentence_values import HEDGED, NEGATION, bounds, outside_math, permutations_value
 from kleval.verify.statements import Statement, is_joiner, joined_math
+from kleval.verify.textblocks import unwrap_text
 
 BARE_MAX_CHARS = 200
 
@@ -127,20 +128,19 @@ def option_label_answer(span: str, completion: str) -> str | None:
 # class label-gold-option-answer: a gold that is an option's label ("\\text{(D)}", AMC's golds in MATH), answered by
 # the label and the option's value ("$\\boxed{\\textbf{(D)}\\ 125}$", "So the answer is (D) 125."): the label. Only a
 # parenthesised label, and only one that opens the answer or stands right before its value on the same line
-_TEXT_WRAP = re.compile(r"\\(?:text(?:bf|rm)?|mathrm|mathbf)\s*\{([^{}]*)\}")
 _LABEL_THEN_VALUE = re.compile(r"[*_]{0,2}\(([A-J])\)[*_]{0,2}[,:]?(?:\s|\\[ ,;!]|~)+\S[^\n]{0,80}")
 _LABEL_BEFORE = re.compile(r"[*_]{0,2}\(([A-J])\)[*_]{0,2}[,:]?(?:[ \t]|\\[ ,;!]|~|\$)*[*_]{0,2}$")
 
 
 def label_gold(gold: str) -> str | None:
     """The letter of a gold that is a parenthesised option label ("(D)", "\\text{(D)}", "\\textbf{(D)}"), else None."""
-    m = re.fullmatch(r"\$?\s*\(([A-J])\)\s*\$?", _TEXT_WRAP.sub(r"\1", gold.strip()))
+    m = re.fullmatch(r"\$?\s*\(([A-J])\)\s*\$?", unwrap_text(gold.strip()))
     return m.group(1) if m else None
 
 
 def answered_label(span: str, completion: str) -> str | None:
     """The label "(X)" an answer span opens with, or that stands right before the span on its line, else None."""
-    plain = _TEXT_WRAP.sub(r"\1", span.strip())
+    plain = unwrap_text(span.strip())
     m = _LABEL_THEN_VALUE.fullmatch(plain)
     if m is not None:  # (never two options, "(D) 125 or (E) 150", "(A) and (D)")
         return None if _OTHER_OPTION.search(plain, m.end(1) + 1) else f"({m.group(1)})"
@@ -148,7 +148,7 @@ def answered_label(span: str, completion: str) -> str | None:
     if at <= 0 or _OTHER_OPTION.search(completion, at + len(span.strip())):
         return None  # (nor a label that another one follows: "(B) 12 is only the smaller triangle; ... (D) 16.")
     line = completion[completion.rfind("\n", 0, at) + 1 : at]
-    m = _LABEL_BEFORE.search(_TEXT_WRAP.sub(r"\1", line))
+    m = _LABEL_BEFORE.search(unwrap_text(line))
     return f"({m.group(1)})" if m else None
 
 

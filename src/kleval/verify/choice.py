@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from kleval.verify.answer_phrases import ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
-from kleval.verify.commitment import DOUBT, RETRACTION, WITHDRAWAL, confirms, is_aside
+from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
-from kleval.verify.sentence_values import NEGATION, sentence_start
+from kleval.verify.sentence_values import sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
 _WINDOW = 6000
@@ -263,8 +263,10 @@ def _mentions_other_option(text: str, others: str, labels_only: bool = False) ->
                           rf"|(?<![A-Za-z])([{others}])(?: (?:is|seems|looks|would|fits|works)\b|[.,)])", text))
 
 
-_DISMISSED = re.compile(r"\b(?:wrong|incorrect|trap|tempting|distractor|mistake|tricky|not|no|but|however|then again|actually"
-                        r"|instead|rather|on second thought)\b|n't\b", re.IGNORECASE)
+_TURNS = r"then again|however|actually|on second thought|instead"  # (words that turn from what was said)
+_TURNS_AWAY = re.compile(rf"\b(?:{_TURNS})\b", re.IGNORECASE)
+_DISMISSED = re.compile(rf"\b(?:wrong|incorrect|trap|tempting|distractor|mistake|tricky|not|no|but|rather|{_TURNS})\b|n't\b",
+                        re.IGNORECASE)
 
 
 def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
@@ -278,8 +280,7 @@ def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
     first = not region[: m.start()].strip()
     last = not re.search(r"\n[ \t]*\n", region[m.end() :])
     if not (first or last) or len(m.group(1).split()) > 6 or _DISMISSED.search(m.group(1)) \
-            or RETRACTION.search(region[m.end() :]) or DOUBT.search(region[m.end() :]) \
-            or re.search(r"\b(?:then again|however|actually|on second thought|instead)\b", region[m.end() :], re.IGNORECASE):
+            or RETRACTION.search(region[m.end() :]) or _TURNS_AWAY.search(region[m.end() :]):
         return []
     return [m]
 

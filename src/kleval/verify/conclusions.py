@@ -9,9 +9,10 @@ from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
 from kleval.verify.complements import membership_statement
 from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
-from kleval.verify.forms import worded_numbers_as_digits
+from kleval.verify.forms import OPERATION, worded_numbers_as_digits
 from kleval.verify.restatement import restated_value, set_aside_values
 from kleval.verify.sentence_values import (
+    BARE_NAME,
     BOUND_AFTER,
     BRACKETED_CORRECTION,
     CONCLUDING,
@@ -46,7 +47,7 @@ _SUBJECT_VALUE = re.compile(
 # (a subject the sentence sets aside states no answer: "Hence $n = 12$ is too large", "Thus $x = 3$ is extraneous")
 _SET_ASIDE_PREDICATE = re.compile(r"\b(?:too|extraneous|invalid|rejected|impossible|wrong|fails?|excluded|discarded|not)\b",
                                   re.IGNORECASE)
-_ONE_ASSIGNMENT = re.compile(r"[A-Za-z](?:_\{?\w{1,3}\}?)? ?= ?-?\d[\d,]*(?:\.\d+)?")
+_ONE_ASSIGNMENT = re.compile(BARE_NAME + r" ?= ?-?\d[\d,]*(?:\.\d+)?")
 
 
 # class joined-assignments: a concluding sentence that is only assignments to distinct unknowns, each in its own math,
@@ -108,7 +109,7 @@ def _numbers_only(s: str) -> str:
 # carry", "..., and the sum we were tempted to write is 143")
 _NOT_STATED = re.compile(r"\b(?:if|unless|would|could|might|may|tempted|guess|suppose|assuming|wrongly|mistakenly|not|never"
                          r"|we|I|you|one)\b|n't\b", re.IGNORECASE)
-_COMPUTED = re.compile(r"\d\s*(?:[-+×÷*/−]|\\times|\\cdot)\s*\$?\d[^=]{0,60}=")
+_COMPUTED = re.compile(OPERATION + r"[^=]{0,60}=")
 _STATEMENT_VERB = r"(?:is|are|was|were|equals?|measures?|comes? to|totals?|becomes?)"
 _STATEMENT = re.compile(rf"\b{_STATEMENT_VERB}\b[^,;]*?(?:\d|\$)", re.IGNORECASE)
 _LAST_STATEMENT = re.compile(r"[,;] and ((?:the|its|their|his|her|this|that|our|each|every) (?:[A-Za-z\-']+ ){0,5}?"
@@ -130,7 +131,7 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     s = math_safe_tail(sentence, 600)
     form = _IN_FORM.match(s)
     # (never a name set to a value, "In decimal form, $r = 0.05$.", which restates a given)
-    if form and not NEGATION.search(s) and not re.match(r"\s*[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=", form.group(1)):  # class in-form-statement
+    if form and not NEGATION.search(s) and not re.match(rf"\s*{BARE_NAME}\s*=", form.group(1)):  # class in-form-statement
         return re.split(r"(?<![<>!\\])=", form.group(1))[-1].strip() or None, True
     restated = restated_value(s)
     if restated and re.match(r"[\[({]|\\\{|\\left", restated) and not NEGATION.search(s) \

@@ -18,7 +18,7 @@ from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canon
 from kleval.verify.choice import find_choice_answer
 from kleval.verify.compare import equal
 from kleval.verify.complements import final_complement
-from kleval.verify.dates import clock_without_meridiem
+from kleval.verify.dates import clock_without_meridiem, weekday_or_date
 from kleval.verify.decimals import marked_approximate, rounds_to_gold
 from kleval.verify.extract import boxes_with_positions, dollar_delimiters, plain_numbers, restore_escapes, unify_box_commands
 from kleval.verify.locale_numbers import locale_numbers
@@ -27,6 +27,8 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 from kleval.verify.restatement import rounded_pair
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
+from kleval.verify.sentence_values import BARE_NAME, PROPERTIES
+from kleval.verify.textblocks import unwrap_text
 from kleval.verify.units import unit_after, unit_restatement, unit_word_at
 from kleval.verify.value_lists import comma_list
 
@@ -38,23 +40,32 @@ VERIFIER_VERSION = "2.20.0"
 def _canonical_gold(gold: str, policy: Policy) -> tuple[str, Canon]:
     """Golds repeat n times per problem (n samples); parse each once per worker."""
     span = _gold_span(gold, policy)
-    normalized = normalize_span(span, policy)
     sentence = _TEXT_SENTENCE.fullmatch(span.strip())
-    if sentence:  # (a sentence in \text with its math after it, "\text{The function is increasing on } (0,2)")
-        span = f"{sentence.group(1).strip()} ${sentence.group(2).strip()}$."
-    try:
-        if sentence:
+    if sentence is None:
+        normalized = normalize_span(span, policy)
+        try:
+            return normalized, canonicalize(normalized, policy)
+        except ParseFailure as exc:
+            stated = _stated_value(span) if str(exc).startswith("prose, not math") else None
+            if stated is None:
+                raise
+    else:  # (a sentence in \text with its math after it, "\text{The function is increasing on } (0,2)")
+        stated = _stated_value(f"{sentence.group(1).strip()} ${sentence.group(2).strip()}$.")
+        if stated is None:
             raise ParseFailure("prose, not math: a sentence in \\text")
-        return normalized, canonicalize(normalized, policy)
-    except ParseFailure as exc:
-        # class prose-gold-statement: a gold written as a sentence ("The sequence converges to 0.") is reduced to
-        # the value its sentence states, read as a completion's closing sentence is; never a sentence without one
-        stated, how = grammar.find_math_answer(span) if str(exc).startswith("prose, not math") else (None, "")
-        if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == span.strip() \
-                or not re.search(r"\d", stated) or re.search(r"\d", span.replace(stated, " ", 1).replace(stated.strip("$"), " ", 1)):
-            raise  # (never a gold stating two values, "The minimum value is 3, attained at x = 1.")
-        normalized = normalize_span(stated, policy)
-        return normalized, canonicalize(normalized, policy)
+    normalized = normalize_span(stated, policy)
+    return normalized, canonicalize(normalized, policy)
+
+
+def _stated_value(sentence: str) -> str | None:
+    """class prose-gold-statement: the one value a gold written as a sentence states ("The sequence converges to 0."),
+    read as a completion's closing sentence is; None for a sentence without one or stating two ("The minimum value is
+    3, attained at x = 1.")."""
+    stated, how = grammar.find_math_answer(sentence)
+    if stated is None or how in ("bare-phrase", "whole-completion") or stated.strip() == sentence.strip() \
+            or not re.search(r"\d", stated) or re.search(r"\d", sentence.replace(stated, " ", 1).replace(stated.strip("$"), " ", 1)):
+        return None
+    return stated
 
 
 # a gold sentence set in \text with its math after it: the words (three or more) and the math
@@ -196,13 +207,8 @@ def verify(
     return dataclasses.replace(verdict, policy=chosen.name)
 
 
-_PROPERTY = re.compile(r"\b(?:increasing|decreasing|positive|negative|nonnegative|non-negative|convex|concave|continuous"
-                       r"|differentiable)\b")  # (the properties of class where-it-holds)
+_PROPERTY = re.compile(rf"\b(?:{PROPERTIES})\b")  # (the properties of class where-it-holds)
 _APPROXIMATED = re.compile(r"([^≈]*?[^\\\s≈])\s*(?:\\approx|≈)\s*(-?\d[\d,]*(?:\.\d+)?(?:\.{3}|\\ldots)?(?:\s*[A-Za-z/²³]{1,8}|\s*\\%|%)?)")
-_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_WEEKDAY_BEFORE_DATE = re.compile(rf"\**(?:mon|tues|wednes|thurs|fri|satur|sun)day,? (\**(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?"
-                                  rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH})(?:,? \d{{4}})?\**)\.?", re.IGNORECASE)
 
 
 def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
@@ -226,12 +232,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not chosen.choice_letters and span is not None and label_gold(gold) is not None \
             and (label := answered_label(span, completion)) is not None:
         span, how = label, how + "/label-gold-option-answer"  # (kleval.verify.bare_answers)
-    if span is not None and (dated := _WEEKDAY_BEFORE_DATE.fullmatch(re.sub(r"^\\text\{(.*)\}$", r"\1", span.strip()))) \
-            and not (_WEEKDAY.search(gold) and re.search(rf"\b{_MONTH} ?\d|\d (?:of )?{_MONTH}", gold, re.IGNORECASE)):
-        # class weekday-before-date: "Sunday, April 6" is the date April 6, and the weekday Sunday for a weekday gold
-        weekday = _WEEKDAY.search(gold)
-        span = _WEEKDAY.search(span).group(0) if weekday else dated.group(1)
-        how += "/weekday-before-date"
+    if span is not None and (part := weekday_or_date(unwrap_text(span), gold)) is not None:
+        span, how = part, how + "/weekday-before-date"  # (kleval.verify.dates)
     if span is not None and (listed := comma_list(span, completion)) is not None:
         span, how = listed, how + "/comma-list"  # class comma-list-not-thousands (kleval.verify.value_lists)
     if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (hours := grammar.compound_duration(span)):
@@ -269,7 +271,7 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # class approximation-of-name: "v \approx 10.4 m/s" states 10.4 (an approximation after a value, "1/3 \approx
         # 0.333", is class approx-chain: kleval.verify.compare)
         named, approximation = approximated.group(1).strip(), approximated.group(2).strip()
-        if re.fullmatch(r"[A-Za-z](?:_\{?\w{1,3}\}?)?", named.rsplit("=", 1)[-1].strip()):
+        if re.fullmatch(BARE_NAME, named.rsplit("=", 1)[-1].strip()):
             span, how = re.sub(r"(?<=\d)\s*[A-Za-z/²³]{1,8}$", "", approximation), how + "/approximation-of-name"
     if len(span) > 4 * MAX_ANSWER_CHARS:  # size guard before any normalization pattern runs
         return Verdict(Status.PARSE_ERROR, span[:200], gold_canon.show(), None, "size-guard",
@@ -341,9 +343,10 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # the same quantity read another way: with the scale word after it (class scaled-value, kleval.verify.grammar;
         # kind number scales as it extracts), rounded as asked (class rounded-restatement, kleval.verify.restatement),
         # in its other unit (class unit-restatement, kleval.verify.units)
-        for name, other in (("scaled-value", None if chosen.final_line_number else grammar.scaled_reading(completion, span)),
-                            ("rounded-restatement", rounded_pair(completion, span)),
-                            ("unit-restatement", unit_restatement(completion, span))):
+        readings = (("scaled-value", None if chosen.final_line_number else grammar.scaled_reading),
+                    ("rounded-restatement", rounded_pair), ("unit-restatement", unit_restatement))
+        for name, reading in readings:  # (each read only when the ones before it fail)
+            other = reading(completion, span) if reading else None
             verdict = _verify(gold, "\\boxed{" + other + "}", chosen) if other else None
             if verdict is not None and verdict.correct:
                 return dataclasses.replace(verdict, extracted=span, rule=f"{name}/{verdict.rule}",

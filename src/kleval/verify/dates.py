@@ -83,6 +83,21 @@ _TRAILING_DATE = re.compile(rf"(?i)(?<![A-Za-z])(?:(?:{_MONTH})\.? ?\d{{1,2}}(?:
                             rf"|(?<!\d)\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH})\.?(?:,? \d{{4}})?)$")
 
 
+# class weekday-before-date: an answer "Sunday, April 6" is the date April 6 for a date gold and the weekday Sunday for
+# a weekday gold (a gold that itself names both is compared whole)
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
+_WEEKDAY_BEFORE_DATE = re.compile(rf"\**({_WEEKDAY.pattern}),? (\**(?:(?:{_MONTH})\.? ?{_DAY}|{_DAY} (?:of )?(?:{_MONTH})\.?)"
+                                  rf"(?:,? \d{{4}})?\**)\.?", re.IGNORECASE)
+
+
+def weekday_or_date(span: str, gold: str) -> str | None:
+    """The weekday or the date of an answer that names both, as the gold asks for one of them, else None."""
+    m = _WEEKDAY_BEFORE_DATE.fullmatch(span.strip())
+    if m is None or (_WEEKDAY.search(gold) and MONTH_HINT.search(gold)):
+        return None
+    return m.group(1) if _WEEKDAY.search(gold) else m.group(2)
+
+
 def trailing_date(text: str, value: str) -> str | None:
     """The date that ends `text` when `value` is one of its numbers (its day or year), else None."""
     if not re.fullmatch(r"\d{1,4}", value) or MONTH_HINT.search(text[-40:]) is None:

@@ -113,7 +113,8 @@ _WORD_GUARD = re.compile(r"\b(?:maybe|probably|perhaps|possibly|nearly|almost|ab
 # hundred and twenty-five blocks", only after an operation with no result of its own, never after a stated value, "she
 # needs 20 more dollars, which is four weeks of allowance", "12 + 15 = 27, which is nine students per team", nor a
 # comparison or a share, "5 apples, which is two more than Tom has", "which is twenty percent of her income")
-_WORKING = re.compile(r"\d\s*(?:[-+×÷*/=−]|\\times|\\cdot)\s*\$?\d")
+OPERATION = r"\d\s*(?:[-+×÷*/−]|\\times|\\cdot)\s*\$?\d"  # a number, an operation sign, a number ("12 + 15", "3 \\times 4")
+_WORKING = re.compile(OPERATION)
 _CONCLUDING_CLAUSE = re.compile(r"(?:[,;] (?:and )?| and )(?:so|thus|hence|therefore|which means|which gives|meaning"
                                 r"|(?<=, )which (?:is|makes|comes to)(?! (?:[a-z]+ ){0,3}(?:more|less|fewer|greater|smaller|larger"
                                 r"|than|times|longer|shorter|older|younger|as)\b))(?: that)?,? ", re.IGNORECASE)
@@ -133,9 +134,8 @@ _DOZEN_COUNT = re.compile(r"(?<![\w-])(?:(half) an? dozen|an? (half )?dozen( and
 def _dozen_digits(m: re.Match) -> str:
     if _DETERMINER_BEFORE.search(m.string[: m.start()]) or _WORD_BEFORE.search(m.string[: m.start()]):
         return m.group(0)
-    if m.group(4):
-        return str(12 * _NUMBER_WORDS[m.group(4).lower()])
-    return "6" if m.group(1) or m.group(2) else "18" if m.group(3) else "12"
+    # ("a half dozen" and "a dozen and a half" are read here; number_from_words reads the others)
+    return "6" if m.group(2) else "18" if m.group(3) else str(number_from_words(m.group(0).lower()))
 
 
 # class dollars-and-cents: "thirty-seven dollars and fifty cents", "37 dollars and 50 cents" is $37.50 (never a count of

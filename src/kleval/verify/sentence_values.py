@@ -220,9 +220,11 @@ def _denied_or_bounded(head: str) -> bool:
 
 # class where-it-holds: a sentence that says where a property holds ("Hence $f$ is increasing on $(0, 2)$.", "so $g$ is
 # positive for $x > 3$") states that interval or condition
-_WHERE_IT_HOLDS = re.compile(r"\b(?:is|are) (?:strictly |monotonically |therefore |thus )?(?:increasing|decreasing|positive|negative"
-                             r"|nonnegative|non-negative|continuous|differentiable|convex|concave|defined) (?:on|over|in|for|when) ?$",
+PROPERTIES = r"increasing|decreasing|positive|negative|nonnegative|non-negative|continuous|differentiable|convex|concave"
+_WHERE_IT_HOLDS = re.compile(rf"\b(?:is|are) (?:strictly |monotonically |therefore |thus )?(?:{PROPERTIES}|defined) (?:on|over|in|for|when) ?$",
                              re.IGNORECASE)
+# a bare name, `x`, `a_n`, `x_{12}` (what an assignment assigns to)
+BARE_NAME = r"[A-Za-z](?:_\{?\w{1,3}\}?)?"
 
 
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:

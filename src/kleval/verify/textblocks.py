@@ -34,6 +34,11 @@ def unwrap_command(text: str, command_pattern: re.Pattern[str]) -> str:
     return "".join(out)
 
 
+def unwrap_text(text: str) -> str:
+    """`text` with every `\\text{...}`-like command replaced by its content (`\\textbf{(D)}\\ 125` -> `(D)\\ 125`)."""
+    return unwrap_command(text, _TEXT_COMMANDS)
+
+
 def is_text_wrapped(span: str) -> bool:
     """Whether the whole span is one `\\text{...}` block (a word answer such as `\\text{Evelyn}`)."""
     m = _TEXT_COMMANDS.match(span)

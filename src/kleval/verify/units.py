@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
+from kleval.verify.commitment import is_aside
+
 _SPACES = re.compile(r"\s+")
 
 
@@ -211,7 +213,6 @@ _RESTATED_UNIT = re.compile(_NUMBER_UNIT + r"\b,? ?(?:\(|(?:(?:that is|or|which 
                             r"(?:about |exactly )?" + _NUMBER_UNIT + r"\b")
 
 
-_ASIDE_LINE = re.compile(r"\W*(?:\(|note\b|for reference\b|check\w*\b|verif\w*\b|by the way\b|fun fact\b|p\.s\.)", re.IGNORECASE)
 _MONEY = {("dollar", "cent"): "100", ("cent", "dollar"): "1/100"}  # (currencies convert by no physical unit)
 
 
@@ -226,7 +227,7 @@ def unit_restatement(completion: str, span: str) -> str | None:
     plain = plain.replace("$", "")
     places = [m.start() for m in re.finditer(rf"(?<![\d.,]){re.escape(span.strip())}(?![\d])", plain)]
     m = _RESTATED_UNIT.match(plain, places[-1]) if places else None
-    if m is None or _ASIDE_LINE.match(plain[plain.rfind("\n", 0, m.start()) + 1 : m.start()]):
+    if m is None or is_aside(plain[plain.rfind("\n", 0, m.start()) + 1 :].split("\n", 1)[0]):
         return None  # (never in a remark after the answer, "(For reference, the route is 3 km, or 3000 m, long.)")
     first, second = _unit_word(m.group(2)), _unit_word(m.group(4))
     import sympy
