@@ -44,8 +44,6 @@ NOT_YET = {
         "a bracketed correction withdraws the value before it (class bracketed-correction); the corrected value inside it is not read",
     "adv/red-team-3/rt18-068 parenthetical-asides: MATH500 tan identity (gold 46). The radian conversion in brackets is an aside; x = 46.":
         "an aside in brackets that holds math ('in degrees; 46° ≈ 0.803 rad') is not dropped",
-    "adv/red-team-3/rt18-072 parenthetical-asides: AIME 2024 I #1. The main value is in hours and minutes; the bracket converts it to the asked unit, 204 minutes, the gold.":
-        "a bracketed conversion to another unit ('3 hours 24 minutes (204 minutes)') is not read",
     "adv/red-team-3/rt18-086 choice-traps: MATH500 (gold (C)). The box holds the option text 'Plane', which the completion itself labels (C), so the choice is clear.":
         "multiple choice is graded without the options: an option's text in the box is not its letter",
     "adv/red-team-3/rt18-093 si-prefixes: Prefix slip: the box says 50 mm, which is 1000 times the asked 50 microns; a grader that drops units would falsely accept the bare 50.":

@@ -6,7 +6,8 @@ import re
 from kleval.verify.extract import boxes_with_positions, clean_span, math_blocks, math_safe_tail
 from kleval.verify.glued import leading_expression, standalone
 from kleval.verify.named_values import named_value_list
-from kleval.verify.sentence_values import HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending
+from kleval.verify.sentence_values import (HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending, without_check_clause,
+                                           without_parenthetical_aside)
 from kleval.verify.statements import WINDOW, Statement, joined_math
 
 # class answer-arrow: an arrow that points from the answer word to the answer ("Answer → 4", "Correct option → c")
@@ -55,6 +56,8 @@ def _phrase_value(rest: str) -> str | None:
             return EMPTY  # class empty-answer-line: "Answer:\nConfidence: 10%" states no answer
     if not segment:
         return None
+    # (class check-clause, "the answer is 7, and as a check, 7 × 6 = 42."; class count-aside, "150 km (3 hours).")
+    segment = without_parenthetical_aside(without_check_clause(segment))
     yes_no = YES_NO_OPENING.match(segment)
     if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
         return yes_no.group(1)

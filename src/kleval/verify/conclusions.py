@@ -29,6 +29,7 @@ from kleval.verify.sentence_values import (
     without_parenthetical_aside,
 )
 from kleval.verify.statements import Statement
+from kleval.verify.units import DURATION_PAIR
 
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
 
@@ -125,6 +126,10 @@ _IN_FORM = re.compile(r"^\W{0,4}(?:so,? |thus,? |hence,? |therefore,? )?(?:in (?
                       r",? \$([^$]{1,200})\$[ .!]*$", re.IGNORECASE)
 
 
+_CLOSING_COMPOUND = re.compile(DURATION_PAIR, re.IGNORECASE)
+_LARGER_UNIT_BEFORE = re.compile(r"(?<![\d.,])(\d+) ?(?:(hours?|hrs?|h)|minutes?|mins?|min)\.?,? (?:and )?$", re.IGNORECASE)
+
+
 def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     """(value, concluding) a candidate sentence states: the whole sentence, its main clause, or its last
     concluding clause ("..., so it keeps .72 of its value")."""
@@ -139,6 +144,12 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         # class ie-restatement: "So x = 4 and y = 3, i.e. the ordered pair (4, 3)." is (4, 3), when two or more unknowns
         # are assigned before it (never "the x-intercept is at x = 5, i.e. the point (5, 0)", which answers 5)
         return restated, concluding
+    compounds = list(_CLOSING_COMPOUND.finditer(s))  # (the last one, when any other one states the same duration)
+    closing = compounds[-1] if len({(c.group(1), c.group(3)) for c in compounds}) == 1 else None
+    if closing and not NEGATION.search(s) and not re.search(r"\d", s[closing.end() :]) and not is_bound(s, closing.group(1)):
+        # class compound-in-smaller-unit: "So she works 3 hours 24 minutes." states one duration (read in hours and
+        # in minutes), never its 24
+        return closing.group(0).strip(), concluding
     last_clause = None
     for last_clause in CONCLUDING_CLAUSE.finditer(s):
         pass
@@ -169,7 +180,12 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
     total = stated_total(s) if concluding else None
     if total is not None and not negated(s, total.group(0)) and total_stands(s[total.end() :]):
         # class total-statement: "..., 30 miles in total." (never "7 in total and 9 otherwise")
-        return (total.group(1) or total.group(2)).rstrip(","), True
+        number = total.group(1) or total.group(2)
+        compound = _LARGER_UNIT_BEFORE.search(s[: total.start(1 if total.group(1) else 2)])
+        if compound:  # class compound-in-smaller-unit: "She works 3 hours 24 minutes in total." is both, never the 24
+            units = ("hours", "minutes") if compound.group(2) else ("minutes", "seconds")
+            return f"{compound.group(1)} {units[0]} {number.rstrip(',')} {units[1]}", True
+        return number.rstrip(","), True
     if concluding:  # class mid-sentence-value: "So Tom has 9 marbles left after giving 6 to Anna and 5 to Ben."
         plain = _numbers_only(s)  # math that is one number stays it; other math holds no number ($\\sqrt{41}$ is no 41)
         main = main_clause_number(plain)

@@ -29,7 +29,7 @@ from kleval.verify.restatement import rounded_pair
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
 from kleval.verify.sentence_values import BARE_NAME, PROPERTIES
 from kleval.verify.textblocks import unwrap_text
-from kleval.verify.units import unit_after, unit_restatement, unit_word_at
+from kleval.verify.units import compound_in_smaller_unit, unit_after, unit_restatement, unit_word_at
 from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -344,7 +344,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         # kind number scales as it extracts), rounded as asked (class rounded-restatement, kleval.verify.restatement),
         # in its other unit (class unit-restatement, kleval.verify.units)
         readings = (("scaled-value", None if chosen.final_line_number else grammar.scaled_reading),
-                    ("rounded-restatement", rounded_pair), ("unit-restatement", unit_restatement))
+                    ("rounded-restatement", rounded_pair), ("unit-restatement", unit_restatement),
+                    ("compound-in-smaller-unit", compound_in_smaller_unit))
         for name, reading in readings:  # (each read only when the ones before it fail)
             other = reading(completion, span) if reading else None
             verdict = _verify(gold, "\\boxed{" + other + "}", chosen) if other else None

@@ -21,6 +21,7 @@ from kleval.verify.canonical import (
 )
 from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.policy import Policy
+from kleval.verify.units import WORDED_DURATION, worded_duration
 
 
 def expand_pm(s: str, limit: int = 3) -> list[str]:
@@ -138,16 +139,27 @@ def _dozen_digits(m: re.Match) -> str:
     return "6" if m.group(2) else "18" if m.group(3) else str(number_from_words(m.group(0).lower()))
 
 
-# class dollars-and-cents: "thirty-seven dollars and fifty cents", "37 dollars and 50 cents" is $37.50 (never a count of
-# cents alone, "50 cents", nor "3 dollars and 150 cents")
-_DOLLARS_AND_CENTS = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )\b(\d[\d,]*) dollars? and (\d{1,2}) cents?\b",
-                                re.IGNORECASE)  # (never two amounts, "between 5 dollars and 50 cents")
+
+def _duration_digits(m: re.Match) -> str:
+    """A duration in words as digits, "a quarter of an hour" -> "0.25 hours" (class duration-in-words, read in minutes too
+    by kleval.verify.units, class compound-in-smaller-unit); never after a determiner or a preposition ("in half an hour"
+    qualifies)."""
+    if _DETERMINER_BEFORE.search(m.string[: m.start()]) or _WORD_BEFORE.search(m.string[: m.start()]):
+        return m.group(0)
+    value, unit = worded_duration(m)
+    return f"{float(value):g} {unit}s"
+
+# class dollars-and-cents: "thirty-seven dollars and fifty cents", "37 dollars and 50 cents", "$37 and 50 cents" is $37.50
+# (never a count of cents alone, "50 cents", nor "3 dollars and 150 cents")
+_DOLLARS_AND_CENTS = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?:(?<![\w$])\$ ?(\d[\d,]*)|\b(\d[\d,]*) dollars?)"
+                                r" and (\d{1,2}) cents?\b", re.IGNORECASE)  # (never two amounts, "between 5 dollars and 50 cents")
 
 
 def worded_numbers_as_digits(text: str) -> str:
     """`text` with its numbers in words as digits (`_worded_numbers_as_digits`) and an amount in dollars and cents as one
     amount in dollars ("37.50 dollars")."""
-    return _DOLLARS_AND_CENTS.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", _worded_numbers_as_digits(text))
+    return _DOLLARS_AND_CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(3)):02d}" if m.group(1)
+                                  else f"{m.group(2)}.{int(m.group(3)):02d} dollars", _worded_numbers_as_digits(text))
 
 
 def _worded_numbers_as_digits(text: str) -> str:
@@ -174,6 +186,7 @@ def _worded_numbers_as_digits(text: str) -> str:
             return text
 
     text = text[:start] + _DOZEN_COUNT.sub(_dozen_digits, text[start:])  # class dozen-count: "He has a dozen eggs left."
+    text = text[:start] + WORDED_DURATION.sub(_duration_digits, text[start:])  # "She waits a quarter of an hour."
 
     def digits(m: re.Match) -> str:
         words, sign = m.group("words"), m.group("sign") or ""

@@ -90,6 +90,7 @@ from kleval.verify.statements import (
     named_box,
 )
 from kleval.verify.unicode_math import unicode_math
+from kleval.verify.units import DURATION_PAIR
 from kleval.verify.value_lists import asked_part
 
 # (class chat-template-tokens: also Gemma's `<start_of_turn>`/`<end_of_turn>`, Phi's `<|user|>`/`<|end|>`, DeepSeek's
@@ -727,17 +728,20 @@ _SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(
                           r"|seventy|eighty|ninety)\b)|,? (?:or|maybe|perhaps|possibly)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100,
            "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
-# class compound-duration: "7 hours 30 minutes" is 7.5 hours, the unit of the hours a question asks in (never the 30 alone)
-_COMPOUND_DURATION = re.compile(r"\W{0,3}(\d+) ?(?:hours?|hrs?|h)\.?,? (?:and )?(\d{1,2}) ?(?:minutes?|mins?|min)\.?\W{0,3}",
-                                re.IGNORECASE)
+# class compound-duration: "7 hours 30 minutes" is 7.5 hours, the unit of the hours a question asks in (never the 30
+# alone); "2 minutes 5 seconds" is 2.08333 minutes
+_COMPOUND_DURATION = re.compile(r"\W{0,3}" + DURATION_PAIR + r"\.?\W{0,3}", re.IGNORECASE)
 
 
 def compound_duration(span: str) -> str | None:
-    """The hours a span that is only "H hours M minutes" states ("7 hours 30 minutes" -> "7.5"), else None."""
+    """The value in its larger unit of a span that is only one duration in two units ("7 hours 30 minutes" -> "7.5",
+    "2 minutes 5 seconds" -> "2.08333"), else None."""
     m = _COMPOUND_DURATION.fullmatch(span.strip())
-    if m is None or int(m.group(2)) >= 60:
+    if m is None and len(re.findall(r"\d+", span)) == 2:  # (a phrase with no other number: "3 hours 24 minutes in total")
+        m = _COMPOUND_DURATION.search(span)
+    if m is None or int(m.group(3)) >= 60:
         return None
-    return f"{int(m.group(1)) + int(m.group(2)) / 60:.6g}"
+    return f"{int(m.group(1)) + int(m.group(3)) / 60:.6g}"
 
 
 _RESTATING_SHARE = re.compile(r",\s*or\s+(?:about\s+)?\d+(?:\.\d+)?\s?(?:%|percent)\s*,", re.IGNORECASE)

@@ -10,7 +10,7 @@ from kleval.verify.extract import math_blocks
 from kleval.verify.glued import standalone, trailing_expression, unit_power
 from kleval.verify.restatement import drop_restatement
 from kleval.verify.statements import is_joiner, joined_math
-from kleval.verify.units import unit_of, unit_ratio
+from kleval.verify.units import compound_quantity, unit_of, unit_ratio
 from kleval.verify.value_lists import list_after_copula
 
 # class hedged-statement: a value the sentence itself doubts or rejects is not its answer ("It is tempting
@@ -90,15 +90,37 @@ CORRECTION_AFTER_VALUE = re.compile(r"[^.()\n]{0,30}" + BRACKETED_CORRECTION.pat
 _CONVERTING = re.compile(r"(?<=\d) ?([A-Za-z]{1,12})\.? \((?:about |approximately |roughly |≈ ?|~ ?)?-?\d[\d,]*(?:\.\d+)? ?([A-Za-z]{1,12})\.?\)")
 
 
-# (never after one quantity in two units, "3 hours 24 minutes (204 minutes)": the bracket states it in one)
-_COMPOUND_BEFORE = re.compile(r"\d ?[A-Za-z]{1,12},? (?:and )?\d+$")
+# (after one quantity in two units, "3 hours 24 minutes (204 minutes)", only a bracket that states its total: the
+# quantity is read whole, class compound-in-smaller-unit)
+_COMPOUND_BEFORE = re.compile(r"(\d+ ?[A-Za-z]{1,12},? (?:and )?)?(\d+)$")
+
+
+def _converts(sentence: str, m: re.Match) -> bool:
+    first, second = unit_of("1 " + m.group(1)), unit_of("1 " + m.group(2))
+    if not (first and second and (first == second or unit_ratio(first, second) is not None)):
+        return False
+    compound = _COMPOUND_BEFORE.search(sentence[: m.start()])
+    if compound is None or compound.group(1) is None:
+        return True
+    total = compound_quantity(compound.group(0) + " " + m.group(1))
+    stated = re.search(r"\((?:about |approximately |roughly |≈ ?|~ ?)?(-?\d[\d,]*(?:\.\d+)?)", m.group(0)).group(1)
+    return total.split(" ", 1)[0] == stated.replace(",", "") and first == second
+
+
+# (and a bracket that gives the value as one quantity in two units: "204 minutes (3 hours 24 minutes)")
+_COMPOUND_BRACKET = re.compile(r"(?<![\d.,])(\d+) ?([A-Za-z]{1,12})\.? \((\d+ ?[A-Za-z]{1,12},? (?:and )?\d+ ?[A-Za-z]{1,12})\.?\)")
+
+
+def _without_compound_bracket(m: re.Match) -> str:
+    total, _, unit = compound_quantity(m.group(3)).partition(" \\text{ ")
+    same = total == m.group(1) and unit_of("1 " + m.group(2)) == unit_of("1 " + unit.rstrip("}"))
+    return m.group(0)[: m.group(0).index("(")].rstrip() if same else m.group(0)
 
 
 def _without_conversion(sentence: str) -> str:
-    return _CONVERTING.sub(lambda m: m.group(0)[: m.group(0).index("(")].rstrip()
-                           if (first := unit_of("1 " + m.group(1))) and (second := unit_of("1 " + m.group(2)))
-                           and (first == second or unit_ratio(first, second) is not None)
-                           and not _COMPOUND_BEFORE.search(sentence[: m.start()]) else m.group(0), sentence)
+    sentence = _COMPOUND_BRACKET.sub(_without_compound_bracket, sentence)
+    return _CONVERTING.sub(lambda m: m.group(0)[: m.group(0).index("(")].rstrip() if _converts(sentence, m) else m.group(0),
+                           sentence)
 
 
 # class check-clause: a final sentence that goes on to check its value in a clause of its own ("..., $999_{10}$ becomes
@@ -120,10 +142,21 @@ def without_check_clause(sentence: str) -> str:
     return sentence[: m.start()] + "."
 
 
+# class count-aside: a closing bracket that holds only another count of another thing, right after a value and its
+# unit ("The car travels 150 km (3 hours).", "She buys 36 eggs (3 cartons).", "Total earnings: $40 (5 hours).") gives
+# the working behind the value; the value before it is stated (never a bracket that totals, corrects or doubts:
+# `_ASIDE_GUARD`; never math; never a bare value before it, "x (3 hours)")
+_COUNT_ASIDE = re.compile(r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
+                          r" \(((?:for |in |over |from |after |of )?\d[\d,]*(?:\.\d+)? [A-Za-z]{1,15}(?: [a-z]{1,15})?)\)(?=[.!]?\s*$)")
+
+
 def without_parenthetical_aside(sentence: str) -> str:
     """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own, and without
     a bracket that converts a value to another unit."""
     sentence = _without_conversion(sentence)
+    aside = _COUNT_ASIDE.search(sentence)
+    if aside is not None and not _ASIDE_GUARD.search(aside.group(2)):
+        return sentence[: aside.start(2) - 2] + sentence[aside.end(2) + 1 :]
     m = _PARENTHETICAL_ASIDE.search(sentence)
     if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
         return sentence

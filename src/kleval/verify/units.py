@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from fractions import Fraction
 
 from kleval.verify.commitment import is_aside
 
@@ -203,6 +204,74 @@ def compound_quantity(s: str) -> str:
     total = sympy.Rational(m.group(1)) * ratio + sympy.Rational(m.group(3))
     return f"{total} \\text{{ {m.group(4)}}}"
 
+
+# one duration in two units, "3 hours 24 minutes", "2 minutes and 5 seconds" (groups: the larger count, whether it counts
+# hours, the smaller count; class compound-in-smaller-unit)
+DURATION_PAIR = (r"(?<![\d.,])(\d+) ?(?:(hours?|hrs?|h)|minutes?|mins?|min)\.?,? (?:and )?(\d{1,2}) ?"
+                 r"(?(2)(?:minutes?|mins?|min)|(?:seconds?|secs?|s))\b")
+
+
+# class compound-in-smaller-unit: one quantity in two units, "3 hours 24 minutes", "2 minutes and 5 seconds", "1 dollar
+# and 25 cents", or a duration in words, "a quarter of an hour", "an hour and a half", "two and a half hours", is read
+# in its larger unit where it is extracted (3.4 hours, $1.25); it answers a gold counted in the smaller unit too (204
+# minutes, 125 cents), never a part of it (the 3, the 24)
+_COMPOUND_IN_TEXT = re.compile(r"(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
+# class duration-in-words: "a quarter of an hour", "half an hour", "three quarters of an hour", "an hour and a half",
+# "two and a half hours" (never "half an hour or so", "half an hour to an hour")
+WORDED_DURATION = re.compile(r"(?<![\w-])(?:(?P<quarter>(?:a|one) quarter|three quarters|half) (?:of )?an? (?P<q_unit>hour|minute)"
+                             r"|an? (?P<unit>hour|minute) and a half"
+                             r"|(?P<count>an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+) and a half (?P<c_unit>hours|minutes))"
+                             r"\b(?! or\b| to\b)", re.IGNORECASE)
+_SMALL_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                "nine": 9, "ten": 10}
+_SMALLER = {"h": ("min", 60), "min": ("s", 60)}
+
+
+def worded_duration(m: re.Match) -> tuple[Fraction, str]:
+    """(how many, "hour" or "minute") a `WORDED_DURATION` match states ("an hour and a half" -> (3/2, "hour"))."""
+    unit = (m.group("q_unit") or m.group("unit") or m.group("c_unit")).lower().removesuffix("s")
+    if m.group("quarter"):
+        return {"half": Fraction(1, 2), "three quarters": Fraction(3, 4)}.get(m.group("quarter").lower(), Fraction(1, 4)), unit
+    count = (m.group("count") or "a").lower()
+    return (int(count) if count.isdigit() else _SMALL_WORDS[count]) + Fraction(1, 2), unit
+
+
+def _compounds(text: str):
+    """(value in the larger unit, total in the smaller unit, the smaller unit's word, where it ends) of each compound
+    quantity of `text`."""
+    import sympy
+
+    for m in _COMPOUND_IN_TEXT.finditer(text):
+        big, small = _unit_word(m.group(3)), _unit_word(m.group(5))
+        if m.group(1):
+            big, small = ("dollar", small) if big in (None, "dollar") else (None, None)
+        money = big == "dollar" and small == "cent"
+        ratio = sympy.Integer(100) if money else unit_ratio(big, small) if big and small else None
+        if ratio is None or ratio <= 1 or int(m.group(4)) >= ratio:
+            continue
+        total = sympy.Integer(m.group(2)) * ratio + sympy.Integer(m.group(4))
+        yield total / ratio, total, m.group(5), m.end()
+    for m in WORDED_DURATION.finditer(text):
+        big, unit = worded_duration(m)
+        smaller, ratio = _SMALLER[_unit_word(unit)]
+        yield sympy.Rational(big.numerator, big.denominator), big * ratio, {"min": "minutes", "s": "seconds"}[smaller], m.end()
+
+
+def compound_in_smaller_unit(completion: str, span: str) -> str | None:
+    """The total in the smaller unit ("204 minutes") of the last compound quantity of the completion's final lines whose
+    value in the larger unit is the answer `span` ("3.4"; "7.33333" for 7 hours 20 minutes, as six digits), else None."""
+    number = re.fullmatch(r"\$?(-?\d+(?:\.\d+)?)", span.strip())
+    if number is None:
+        return None
+    import sympy
+
+    value = sympy.Rational(number.group(1))
+    tail = completion[-400:]
+    found = sorted(_compounds(tail), key=lambda compound: compound[3])[-1:]
+    after = re.sub(rf"\(\s*{found[0][1]}\s*[A-Za-z]*\s*\)", "", tail[found[0][3] :]) if found else ""
+    if not found or abs(found[0][0] - value) > abs(value) / 10**5 or re.search(r"\d", after):
+        return None  # (only the quantity that closes the text, nothing counted after it but its total, "(204 minutes)")
+    return f"{found[0][1]} {found[0][2]}"
 
 # class unit-restatement: an answer that states one quantity in two units, the second converting the first ("It takes her
 # 300 seconds, that is, 5 minutes.", "$1.50, or 150 cents", "2.5 km (2500 m)"), answers in either unit: the second
