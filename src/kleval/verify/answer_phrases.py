@@ -12,7 +12,9 @@ from kleval.verify.statements import WINDOW, Statement, joined_math
 
 # class answer-arrow: an arrow that points from the answer word to the answer ("Answer → 4", "Correct option → c")
 ARROW = r"(?:→|⟶|⇒|->|=>)"
-_ANSWER_PHRASE = re.compile(r"(?:final answer|answer)(?: (?:is|would be|will be|should be)(?![A-Za-z]))?"
+# the copulas an answer phrase states its value with ("the answer is", "... should be", "... must be")
+ANSWER_COPULA = r"(?:is|would be|will be|should be|must be|has to be|can only be)"
+_ANSWER_PHRASE = re.compile(rf"(?:final answer|answer)(?: {ANSWER_COPULA}(?![A-Za-z]))?"
                             # (class answer-arrow: "Answer → 4", "final answer => 12")
                             rf"(?: ?(?:[:=]|{ARROW})(?!>))?", re.IGNORECASE)
 _ARROW_LEAD = re.compile(r"[\s*#>_-]*(?:(?:so|thus|hence|therefore|my|our|the|final|correct|right)\b[\s,:]*)*", re.IGNORECASE)
@@ -141,7 +143,7 @@ def last_answer_phrase(region: str) -> Statement | None:
         value = _phrase_value(tail[m.end() :])
         if heading and not stated.startswith("final") and value and not valueish(value) and value.count(" ") >= 4:
             continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
-        if value and not valueish(value) and _FORM_OF_ANSWER.match(value):
+        if value and not valueish(value) and (_FORM_OF_ANSWER.match(value) or _FORM_OF_ANSWER.match(tail[m.end() :].lstrip(" *"))):
             continue  # class format-instruction: "The answer should be an integer." (an echoed prompt) states no value
         if value == EMPTY:
             return Statement("", "empty-answer-line", offset + m.start())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.answer_phrases import ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
+from kleval.verify.answer_phrases import ANSWER_COPULA, ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
 from kleval.verify.grammar import answer_region
@@ -31,7 +31,7 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # class choice-answer-line: "Answer: B", "**Answer:** B", "Answer - B", "#### B", "I choose B"
         # (class choice-emphasis: markdown emphasis, `*` `_` `**` `__`, around the answer word, its colon or the letter:
         # "*Answer*: *D*", "__Answer__: __B__", "_Answer:_ C")
-        r"(?:(?<![A-Za-z])answer[*_]{0,2}(?: is| would be| should be)?(?: ?:| ?" + ARROW + ")?(?:[*_]{1,2})?(?: ?[-–—])?"
+        rf"(?:(?<![A-Za-z])answer[*_]{{0,2}}(?: {ANSWER_COPULA})?(?: ?:| ?{ARROW})?(?:[*_]{{1,2}})?(?: ?[-–—])?"
         r"|(?:option|choice)(?: is| ?:| ?" + ARROW + ")"
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d| must| have to| am going to|['’]m going to)? (?:choose|pick|select|go with)"
         # (class choice-answer-belief: "Answer: I think it is C", "Answer: I believe B")
@@ -89,7 +89,7 @@ def _elimination_pattern(letters: str) -> re.Pattern[str]:
 
 def _lower_letter_pattern(letters: str) -> re.Pattern[str]:
     # (also an option label with its text, "**Answer:** d) 45°")
-    return re.compile(rf"(?<![A-Za-z])answer[*_]{{0,2}}(?: is| would be| should be)? ?:?[*_]{{0,2}} ?\(?(?-i:([{letters.lower()}]))"
+    return re.compile(rf"(?<![A-Za-z])answer[*_]{{0,2}}(?: {ANSWER_COPULA})? ?:?[*_]{{0,2}} ?\(?(?-i:([{letters.lower()}]))"
                       rf"(?:\)?(?=[,;]|\.(?:\s|$))|\)(?= \S))", re.IGNORECASE)
 
 

@@ -29,6 +29,8 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9.])-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![A-Za-z
 def _first_reason(line: str) -> re.Match[str] | None:
     """The first justification clause of `line` that follows a number."""
     for reason in _JUSTIFICATION.finditer(line):
+        if line[: reason.start()].endswith(";"):
+            continue  # (a reason that opens a clause of its own, "...; since squares grow, the largest is 14", leads to it)
         if _NUMBER.search(line, 0, reason.start()) or "$" in line[: reason.start()]:
             return reason
     return None

@@ -127,6 +127,7 @@ _IN_FORM = re.compile(r"^\W{0,4}(?:so,? |thus,? |hence,? |therefore,? )?(?:in (?
 
 
 _CLOSING_COMPOUND = re.compile(DURATION_PAIR, re.IGNORECASE)
+_WHOLLY_BOLD = re.compile(r"\*\*([^*]{3,300}?)([.!]?)\*\*([.!]?)")
 _LARGER_UNIT_BEFORE = re.compile(r"(?<![\d.,])(\d+) ?(?:(hours?|hrs?|h)|minutes?|mins?|min)\.?,? (?:and )?$", re.IGNORECASE)
 
 
@@ -296,6 +297,9 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         final -= 1  # a closing remark without any value ("This covers all steps ...")
     for index in range(final, -1, -1):
         sentence = sentences[index]
+        bold = _WHOLLY_BOLD.fullmatch(sentence.strip())
+        if bold:  # class bold-sentence: a sentence set in bold is the one the text marks ("**The fifth number is 11.**"
+            sentence = bold.group(1) + (bold.group(2) or bold.group(3))  # then "Verification: ..."), read as its words
         if index == final == len(sentences) - 1:  # class worded-number-in-sentence: "So in 15 minutes he will go ten
             # miles." (only a sentence that closes the text)
             # (class clock-in-words: "The movie ends at half past seven." states 7:30)
@@ -303,6 +307,7 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))
+                          or (bold and index == final)
                           or (marked_final and index == final == len(sentences) - 1 and not _STEP.match(sentence))) \
             and not _FORWARD.match(sentence)
         if not concluding and index != final:

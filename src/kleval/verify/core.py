@@ -27,7 +27,7 @@ from kleval.verify.parts import part_answers
 from kleval.verify.policy import Policy, resolve_policy
 from kleval.verify.restatement import rounded_pair
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
-from kleval.verify.sentence_values import BARE_NAME, PROPERTIES
+from kleval.verify.sentence_values import BARE_NAME, PROPERTIES, out_of_ratio
 from kleval.verify.textblocks import unwrap_text
 from kleval.verify.units import compound_in_smaller_unit, unit_after, unit_restatement, unit_word_at
 from kleval.verify.value_lists import comma_list
@@ -342,10 +342,11 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
     if not same and gold_canon.kind == "number":
         # the same quantity read another way: with the scale word after it (class scaled-value, kleval.verify.grammar;
         # kind number scales as it extracts), rounded as asked (class rounded-restatement, kleval.verify.restatement),
-        # in its other unit (class unit-restatement, kleval.verify.units)
+        # in its other unit (class unit-restatement, kleval.verify.units), in its smaller unit (class
+        # compound-in-smaller-unit), as the ratio it closes on (class out-of-ratio, kleval.verify.sentence_values)
         readings = (("scaled-value", None if chosen.final_line_number else grammar.scaled_reading),
                     ("rounded-restatement", rounded_pair), ("unit-restatement", unit_restatement),
-                    ("compound-in-smaller-unit", compound_in_smaller_unit))
+                    ("compound-in-smaller-unit", compound_in_smaller_unit), ("out-of-ratio", out_of_ratio))
         for name, reading in readings:  # (each read only when the ones before it fail)
             other = reading(completion, span) if reading else None
             verdict = _verify(gold, "\\boxed{" + other + "}", chosen) if other else None

@@ -172,8 +172,6 @@ def _worded_numbers_as_digits(text: str) -> str:
     minus three", "twenty to thirty", "five out of six", "two point five", "two thirds", "seven or eight", "five,
     six") and a count of dozens stay words (but "a dozen", "two dozen" count 12 and 24: class dozen-count), and so does a sentence that doubts, bounds or denies ("maybe four",
     "nearly nine", "nine is wrong")."""
-    if _WORD_GUARD.search(text):
-        return text
     clauses = [c for c in _CONCLUDING_CLAUSE.finditer(text)
                if not re.search(r"which (?:is|makes|comes)", c.group(0), re.IGNORECASE)
                or _WORKING.search(text[: c.start()]) and not re.search(r"=\s*\$?-?\d", text[: c.start()])
@@ -181,6 +179,8 @@ def _worded_numbers_as_digits(text: str) -> str:
     start = clauses[-1].end() if clauses else 0
     if not clauses and (fronted := _FRONTED_REASON.match(text)):
         start = fronted.end()  # "Since 3/2 of an hour is 90 minutes, the drive takes one and a half hours."
+    if _WORD_GUARD.search(text, start):  # (only where the value is stated: "Since at least one plays, ..., so six play")
+        return text
     for number in _DIGIT_NUMBER.finditer(text, start):
         if not _DETERMINER_BEFORE.search(text[: number.start()]):
             return text

@@ -90,7 +90,7 @@ from kleval.verify.statements import (
     named_box,
 )
 from kleval.verify.unicode_math import unicode_math
-from kleval.verify.units import DURATION_PAIR
+from kleval.verify.units import DURATION_PAIR, unit_of
 from kleval.verify.value_lists import asked_part
 
 # (class chat-template-tokens: also Gemma's `<start_of_turn>`/`<end_of_turn>`, Phi's `<|user|>`/`<|end|>`, DeepSeek's
@@ -408,6 +408,17 @@ _NAME_EQUALS = re.compile(r"\s*[A-Za-z](?:\^\{?-1\}?)?(?:\([a-z]\))?\s*=\s*[^=,;
 _CHECK_OR_SUPPOSITION = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|would|could|if|suppose|compare\w*|instead)\b", re.IGNORECASE)
 
 
+# class step-lead-in: a display after a clause that names the last step ("Swapping the variables,", "Solving for $x$,",
+# "Simplifying:") sets one name equal to one expression as that step's result (never a check or a supposition)
+_STEP_LEAD_IN = re.compile(r"(?:^|[.!]\s|\n)\s*(?!(?:Check|Verify|Confirm|Compar|Test|Suppos|Assum)\w*)[A-Z][a-z]{2,}ing\b[^.;:\n=]{0,60}[,:]\s*$")
+
+
+def _without_unit_texts(content: str) -> str:
+    """A display without its units, `6 \\text{ ft}^2 = 864 \\text{ in}^2` -> `6 = 864` (class unit-chain-display)."""
+    return re.sub(r"\\(?:text|mathrm)\{\s*([A-Za-z]+)\s*\}(?:\^\{?\d\}?)?",
+                  lambda m: "" if unit_of("1 " + m.group(1)) else m.group(0), content)
+
+
 def _display_paragraph(before: str, content: str) -> bool:
     """Whether a closing display stands alone after a finished sentence (or a check mark) and sets one name equal to one
     expression, or evaluates a constant expression ("$$(2-i)^2 = -4i + 3$$", "$$68_{10} = 2112_3$$"); never after a
@@ -416,15 +427,15 @@ def _display_paragraph(before: str, content: str) -> bool:
     paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
     # (a check that closes with its check mark has passed: the display after it states the answer)
     return (paragraph.rstrip().endswith(("✓", "✔")) or not _CHECK_OR_SUPPOSITION.search(paragraph)) \
-        and bool(re.search(r"(?:[.!]\$?|[✓✔]|(?<!\$)\$)\s*\n\s*\n\s*$", before)) and "\\text" not in content and "\\quad" not in content \
-        and (bool(_NAME_EQUALS.fullmatch(content)) or _constant_evaluation(content))
+        and bool(re.search(r"(?:[.!]\$?|[✓✔]|(?<!\$)\$)\s*\n\s*\n\s*$", before)) and "\\quad" not in content \
+        and (("\\text" not in content and bool(_NAME_EQUALS.fullmatch(content))) or _constant_evaluation(_without_unit_texts(content)))
 
 
 def _constant_evaluation(content: str) -> bool:
-    """Whether a display is one constant expression set equal to another: no letter but the unit `i` on either side."""
+    """Whether a display is a chain of constant expressions: no letter but the unit `i` on any side."""
     sides = content.split("=")
     letters = set(re.findall(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", content)))
-    return len(sides) == 2 and letters <= {"i"} and all(re.search(r"\d", side) for side in sides)
+    return len(sides) >= 2 and letters <= {"i"} and all(re.search(r"\d", side) for side in sides)
 
 
 def closing_display(region: str) -> Statement | None:
@@ -441,15 +452,17 @@ def closing_display(region: str) -> Statement | None:
     start = len(text) - len(text[-800:]) + m.start()
     lead_in = text[max(0, start - 80) : start].rstrip()
     content = (m.group(1) or m.group(2) or m.group(3)).strip().rstrip(".").strip()
-    if re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]):
-        return None  # (never a lead-in that denies, "... is not equal to", "... is not")
+    if re.search(r"\b(?:not|never|nor)\b|n't\b", lead_in[-24:]) and not re.search(r"[.!]\$?$", lead_in):
+        return None  # (never a lead-in that denies, "... is not equal to", "... is not"; a finished sentence that rejects
+        # another value, "so $x = -2$ is not allowed.", leads to a paragraph of its own)
     if re.search(r"(?:\$\$|\\\]|\\end\{(?:equation|align)\*?\})$", lead_in) or (m.group(3) and lead_in.endswith("$")):
         return None  # (never the last of several displays, "$$x_1 = -2$$\n$$x_2 = 3$$": together they list the values)
     if _DISPLAY_LEAD_IN.search(lead_in) and content.count("=") >= 2 and _CHAIN_CONSTANT.search(content) \
             and not re.search(r"=[^=]*(?:(?<!\\),|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content) \
             and re.search(r"\d", content.rsplit("=", 1)[1]) and not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|pmatrix|bmatrix", "", content.rsplit("=", 1)[1])):
         content = content.rsplit("=", 1)[1].strip()  # (a chain after a lead-in states the constant it ends on, "\text{proj}... = (2.2, 4.4)")
-    if not _DISPLAY_LEAD_IN.search(lead_in) and not _display_paragraph(text[:start], content):
+    if not _DISPLAY_LEAD_IN.search(lead_in) and not _display_paragraph(text[:start], content) \
+            and not (_STEP_LEAD_IN.search(lead_in) and _NAME_EQUALS.fullmatch(content)):
         listed = re.search(r"(?:\band|\bor|,)$", lead_in)  # ("Both $x = -4$ and $$x = 4$$" lists a second root)
         if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or") \
                 or re.search(r"=[^=]*(?:,|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content):

@@ -69,11 +69,13 @@ def split_sentences(paragraph: str) -> list[str]:
 # totals or names the value (`_ASIDE_GUARD`: "(and then 8, actually)", "(with a total of 9)", "(where x = 5)"), never
 # math (`\(33\)`) nor a product (`2(a+b)`)
 _PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \(((?:and|with|along with|as well as|where|using) [^()\\]{1,200})\)(?=[.!]?\s*$)")
-_ASIDE_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry"
-                          r"|not|wrong|no|maybe|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?"
-                          r"|recount(?:ed|ing)?|update[ds]?|revised?|typo|total|altogether|in all|overall|sum|earned|earns"
-                          r"|makes?|gives?|comes? to|minus|plus|less|well|now|so|profit|loss|approx|left|gave|after)\b|n't\b|=|\?",
-                          re.IGNORECASE)
+# (words of a bracket that corrects, doubts or totals the value, never only explains it)
+_REVISING = (r"or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry|not|wrong|no|maybe"
+             r"|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?|recount(?:ed|ing)?|update[ds]?|revised?"
+             r"|typo|total|altogether|in all|overall|sum|earned|earns|makes?|gives?|comes? to|well|now|so|profit|loss|approx"
+             r"|left|gave|after")
+_ASIDE_GUARD = re.compile(rf"\b(?:{_REVISING}|minus|plus|less)\b|n't\b|=|\?", re.IGNORECASE)
+_BREAKDOWN_GUARD = re.compile(rf"\b(?:{_REVISING})\b|n't\b|=|\?|\$|\\", re.IGNORECASE)
 
 
 # class bracketed-correction: a bracket after the value that corrects it ("Total: $1,800 (correction: ... so $1,500).",
@@ -148,15 +150,62 @@ def without_check_clause(sentence: str) -> str:
 # `_ASIDE_GUARD`; never math; never a bare value before it, "x (3 hours)")
 _COUNT_ASIDE = re.compile(r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
                           r" \(((?:for |in |over |from |after |of )?\d[\d,]*(?:\.\d+)? [A-Za-z]{1,15}(?: [a-z]{1,15})?)\)(?=[.!]?\s*$)")
+# class breakdown-aside: a closing bracket after a value and its unit that counts its parts ("She needs **15 boxes**
+# (14 full boxes plus 1 box with just 2 cookies).", "The area is 48 square meters (6 m wide by 8 m long).") explains
+# the value; it may add and subtract, never total, correct or doubt (`_BREAKDOWN_GUARD`), nor hold math
+_BREAKDOWN_ASIDE = re.compile(r"(?<![\w.,])(?:\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
+                              r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120})\)(?=[.!]?\s*$)")
+# class out-of-tail: "... 42 remain, that's 42 out of the original 60." counts 42, never the 60 it is out of (never "3 out of
+# 10", a ratio)
+_OUT_OF_TAIL = re.compile(r"(?<=\d) out of (?:the|all|a total of) (?:[a-z]+ )?\d[\d,]*(?: [a-z]+)?(?=[.!]?\s*$)")
+# class out-of-ratio: "So the probability is 3 out of 10." is the ratio 3/10 too, when its count answers no gold
+_OUT_OF_RATIO = re.compile(r"(?<![\d.,])(\d+) out of (\d+)(?: [a-z]+)?[.!]?\**\s*$")
+
+
+def out_of_ratio(completion: str, span: str) -> str | None:
+    """The ratio `\\frac{3}{10}` of a completion that closes on "3 out of 10" and whose answer `span` is its 3, else None."""
+    m = _OUT_OF_RATIO.search(completion[-200:])
+    return f"\\frac{{{m.group(1)}}}{{{m.group(2)}}}" if m and m.group(1) == span.strip() and int(m.group(2)) > 0 else None
+
+
+# class added-aside: a closing bracket that adds another result ("So $a^2+b^2 = 14$ (and, if needed later, $a^3 + b^3 =
+# (a+b)^3 - 3ab(a+b) = 52$).") is no part of the statement before it; never one that corrects, doubts or totals
+_ADDED = re.compile(r"\((?:and|as well as|along with|also)\b,? ", re.IGNORECASE)
+_ADDITION_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|sorry|wrong"
+                             r"|answer|final|make that|typo|so|thus|hence|therefore|total|altogether|in all|overall)\b|\?",
+                             re.IGNORECASE)
+
+
+def _without_added_aside(sentence: str) -> str:
+    body = sentence.rstrip()
+    end = len(body) - 1 if body.endswith((".", "!")) else len(body)
+    if end < 1 or body[end - 1] != ")":
+        return sentence
+    depth = 0
+    for at in range(end - 1, max(-1, end - 400), -1):  # (the bracket that the closing one matches)
+        depth += {")": 1, "(": -1}.get(body[at], 0)
+        if depth == 0:
+            break
+    else:
+        return sentence
+    inner = body[at:end]
+    if not _ADDED.match(inner) or _ADDITION_GUARD.search(inner) or not re.search(r"\d", body[:at]) \
+            or not math_balanced(body[:at]):
+        return sentence
+    return body[:at].rstrip() + body[end:]
 
 
 def without_parenthetical_aside(sentence: str) -> str:
     """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own, and without
     a bracket that converts a value to another unit."""
     sentence = _without_conversion(sentence)
+    sentence = _without_added_aside(_OUT_OF_TAIL.sub("", sentence))
     aside = _COUNT_ASIDE.search(sentence)
     if aside is not None and not _ASIDE_GUARD.search(aside.group(2)):
         return sentence[: aside.start(2) - 2] + sentence[aside.end(2) + 1 :]
+    breakdown = _BREAKDOWN_ASIDE.search(sentence)
+    if breakdown is not None and not _BREAKDOWN_GUARD.search(breakdown.group(1)):
+        return sentence[: breakdown.start(1) - 2] + sentence[breakdown.end(1) + 1 :]
     m = _PARENTHETICAL_ASIDE.search(sentence)
     if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
         return sentence
@@ -397,9 +446,39 @@ def math_balanced(head: str) -> bool:
 
 _COORDINATE = re.compile(r"[,;] (?:and|while|whereas|but) (?!so\b|thus\b|hence\b|therefore\b)", re.IGNORECASE)
 
+# class concluded-clause: of the clauses of a sentence that states several values ("...; ...", "..., while ...",
+# "..., whereas ..."), the one that alone concludes states the answer ("The median asked for is therefore $5$; the
+# mean and range both happen to be $6$.", "..., so their sum is $5$, while their product is $6$.")
+_CLAUSE_BREAK = re.compile(r"; (?!and\b|but\b|or\b)|, (?:while|whereas) ", re.IGNORECASE)
+_CONCLUDES = re.compile(r"\b(?:so|thus|hence|therefore|consequently|asked(?: for)?|required|sought|which (?:makes|means|gives)"
+                        r"|in all|in total|altogether)\b"
+                        r"(?! (?:that|far|on|much|many|long|will|would|could|might)\b)", re.IGNORECASE)
+# class comparison-tail: a closing comparison with other values ("..., compared with $\frac{3}{28}$ for both blue")
+# states none of them
+_COMPARISON_TAIL = re.compile(r", (?:compared (?:with|to)|as opposed to|versus|vs\.|in contrast to|against) ", re.IGNORECASE)
+
+
+def _concluded_clause(s: str) -> str | None:
+    cuts = [m for m in _CLAUSE_BREAK.finditer(s) if math_balanced(s[: m.start()])]
+    if not cuts:
+        return None
+    edges = [0] + [at for m in cuts for at in (m.start(), m.end())] + [len(s)]
+    clauses = [s[edges[i] : edges[i + 1]] for i in range(0, len(edges), 2)]
+    # (a sentence's opening "So" concludes all of it, never one clause: "So $n = 15$ fails; ..., the largest is 14.")
+    opener = re.match(r"\W{0,4}(?:so|thus|hence|therefore|consequently)\b,?", clauses[0], re.IGNORECASE)
+    clauses[0] = clauses[0][opener.end() :] if opener else clauses[0]
+    concluding = [clause for clause in clauses if _CONCLUDES.search(clause) and not NEGATION.search(clause)]
+    return concluding[0] if len(concluding) == 1 else None
+
 
 def main_clause_value(s: str, concluding: bool) -> str | None:
     """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
+    compared = _COMPARISON_TAIL.search(s)
+    if compared and math_balanced(s[: compared.start()]) and (value := value_ending(s[: compared.start()], concluding)):
+        return value
+    concluded = _concluded_clause(s)
+    if concluded is not None and (value := value_ending(concluded.rstrip(" ."), True)):
+        return value
     whole = value_ending(s, concluding)
     for m in _COORDINATE.finditer(s):  # class two-values: "The smallest solution is $A$, and the next one is $B$."
         if whole and s.rfind(whole) > m.start() and math_balanced(s[: m.start()]) and value_ending(s[: m.start()], False):
