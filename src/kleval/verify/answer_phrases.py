@@ -13,7 +13,7 @@ from kleval.verify.statements import WINDOW, Statement, joined_math
 # class answer-arrow: an arrow that points from the answer word to the answer ("Answer → 4", "Correct option → c")
 ARROW = r"(?:→|⟶|⇒|->|=>)"
 # the copulas an answer phrase states its value with ("the answer is", "... should be", "... must be")
-ANSWER_COPULA = r"(?:is|would be|will be|should be|must be|has to be|can only be)"
+ANSWER_COPULA = r"(?:is|would be|will be|should be|must be|has to be)"
 _ANSWER_PHRASE = re.compile(rf"(?:final answer|answer)(?: {ANSWER_COPULA}(?![A-Za-z]))?"
                             # (class answer-arrow: "Answer → 4", "final answer => 12")
                             rf"(?: ?(?:[:=]|{ARROW})(?!>))?", re.IGNORECASE)
@@ -42,8 +42,9 @@ YES_NO_OPENING = re.compile(r"(?:\*\*)?(yes|no)(?:\*\*)?(?:[,.;:!—]|\*\*|$)(?!
                             re.IGNORECASE)
 
 
-def _phrase_value(rest: str) -> str | None:
-    """The answer stated right after an answer phrase: its math block(s), else words to the sentence end."""
+def _phrase_value(rest: str, before: str = "") -> str | None:
+    """The answer stated right after an answer phrase: its math block(s), else words to the sentence end (`before`: the
+    text before the phrase)."""
     following = rest[:800].lstrip(" *\n")
     block = math_blocks(following)
     if block and block[0][0] == 0 and "\n" in following[: block[0][1]]:  # "is\n\\[\n\\begin{pmatrix}...\n\\]"
@@ -59,7 +60,7 @@ def _phrase_value(rest: str) -> str | None:
     if not segment:
         return None
     # (class check-clause, "the answer is 7, and as a check, 7 × 6 = 42."; class count-aside, "150 km (3 hours).")
-    segment = without_parenthetical_aside(without_check_clause(segment))
+    segment = without_parenthetical_aside(without_check_clause(segment), before)
     yes_no = YES_NO_OPENING.match(segment)
     if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
         return yes_no.group(1)
@@ -140,7 +141,7 @@ def last_answer_phrase(region: str) -> Statement | None:
             continue  # class asked-or-negated: "Is the answer \\boxed{5}?", "the answer is not 5"
         if _BOUND_VALUE.match(tail, m.end()):
             continue  # class bound-answer-phrase: "the answer should be a little more than 50" bounds, never states, it
-        value = _phrase_value(tail[m.end() :])
+        value = _phrase_value(tail[m.end() :], tail[: m.start()])
         if heading and not stated.startswith("final") and value and not valueish(value) and value.count(" ") >= 4:
             continue  # "## Answer\n\nTo solve this, we ..." heads an explanation, not a value
         if value and not valueish(value) and (_FORM_OF_ANSWER.match(value) or _FORM_OF_ANSWER.match(tail[m.end() :].lstrip(" *"))):

@@ -29,7 +29,7 @@ from kleval.verify.sentence_values import (
     without_parenthetical_aside,
 )
 from kleval.verify.statements import Statement
-from kleval.verify.units import DURATION_PAIR
+from kleval.verify.units import closing_compound
 
 _COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
 
@@ -126,7 +126,6 @@ _IN_FORM = re.compile(r"^\W{0,4}(?:so,? |thus,? |hence,? |therefore,? )?(?:in (?
                       r",? \$([^$]{1,200})\$[ .!]*$", re.IGNORECASE)
 
 
-_CLOSING_COMPOUND = re.compile(DURATION_PAIR, re.IGNORECASE)
 _WHOLLY_BOLD = re.compile(r"\*\*([^*]{3,300}?)([.!]?)\*\*([.!]?)")
 _LARGER_UNIT_BEFORE = re.compile(r"(?<![\d.,])(\d+) ?(?:(hours?|hrs?|h)|minutes?|mins?|min)\.?,? (?:and )?$", re.IGNORECASE)
 
@@ -145,12 +144,12 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         # class ie-restatement: "So x = 4 and y = 3, i.e. the ordered pair (4, 3)." is (4, 3), when two or more unknowns
         # are assigned before it (never "the x-intercept is at x = 5, i.e. the point (5, 0)", which answers 5)
         return restated, concluding
-    compounds = list(_CLOSING_COMPOUND.finditer(s))  # (the last one, when any other one states the same duration)
-    closing = compounds[-1] if len({(c.group(1), c.group(3)) for c in compounds}) == 1 else None
-    if closing and not NEGATION.search(s) and not re.search(r"\d", s[closing.end() :]) and not is_bound(s, closing.group(1)):
-        # class compound-in-smaller-unit: "So she works 3 hours 24 minutes." states one duration (read in hours and
-        # in minutes), never its 24
-        return closing.group(0).strip(), concluding
+    closing = closing_compound(s)
+    count = re.match(r"\$?\d+", closing or "")  # (none in words, "an hour and a half")
+    if closing and not NEGATION.search(s) and not (count and is_bound(s, count.group(0))):
+        # class compound-in-smaller-unit: "So she works 3 hours 24 minutes." states one quantity (read in hours and
+        # in minutes, kleval.verify.units), never its 24
+        return closing, concluding
     last_clause = None
     for last_clause in CONCLUDING_CLAUSE.finditer(s):
         pass
@@ -303,7 +302,9 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         if index == final == len(sentences) - 1:  # class worded-number-in-sentence: "So in 15 minutes he will go ten
             # miles." (only a sentence that closes the text)
             # (class clock-in-words: "The movie ends at half past seven." states 7:30)
-            sentence = worded_numbers_as_digits(worded_clock_as_digits(without_parenthetical_aside(without_check_clause(sentence))))
+            working = region[: offset + max(0, paragraph.rfind(sentences[index]))]  # (the text before the sentence)
+            sentence = worded_numbers_as_digits(worded_clock_as_digits(without_parenthetical_aside(without_check_clause(sentence),
+                                                                                                   working)))
         # class total-statement: a final sentence that states a total concludes ("... gives us a total of 45 dollars")
         # (class rounding-conclusion: a final sentence that opens by rounding, "Correct to one decimal place, r ≈ 4.2%.")
         concluding = bool(CONCLUDING.match(sentence) or (index == final and (_TOTAL.search(sentence) or _ROUNDING.match(sentence)))

@@ -29,7 +29,7 @@ from kleval.verify.restatement import rounded_pair
 from kleval.verify.roman_labels import LABELS as ROMAN_LABELS, ascii_labels, roman_as_labels, roman_gold
 from kleval.verify.sentence_values import BARE_NAME, PROPERTIES, out_of_ratio
 from kleval.verify.textblocks import unwrap_text
-from kleval.verify.units import compound_in_smaller_unit, unit_after, unit_restatement, unit_word_at
+from kleval.verify.units import compound_in_smaller_unit, larger_unit_value, unit_after, unit_restatement, unit_word_at
 from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
@@ -236,8 +236,8 @@ def _verify(gold: str, completion: str, chosen: Policy) -> Verdict:
         span, how = part, how + "/weekday-before-date"  # (kleval.verify.dates)
     if span is not None and (listed := comma_list(span, completion)) is not None:
         span, how = listed, how + "/comma-list"  # class comma-list-not-thousands (kleval.verify.value_lists)
-    if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (hours := grammar.compound_duration(span)):
-        span, how = hours, how + "/compound-duration"
+    if span is not None and re.fullmatch(r"-?\d+(?:\.\d+)?", gold.strip()) and (larger := larger_unit_value(span)):
+        span, how = larger, how + "/compound-duration"  # (kleval.verify.units)
     if chosen.choice_letters:
         if span is None:
             return Verdict(Status.NO_ANSWER, None, None, None, "extract", how)

@@ -142,10 +142,11 @@ def _dozen_digits(m: re.Match) -> str:
 
 def _duration_digits(m: re.Match) -> str:
     """A duration in words as digits, "a quarter of an hour" -> "0.25 hours" (class duration-in-words, read in minutes too
-    by kleval.verify.units, class compound-in-smaller-unit); never after a determiner or a preposition ("in half an hour"
-    qualifies)."""
-    if _DETERMINER_BEFORE.search(m.string[: m.start()]) or _WORD_BEFORE.search(m.string[: m.start()]):
-        return m.group(0)
+    by kleval.verify.units, class compound-in-smaller-unit); never after a determiner or a preposition but "for" ("in
+    half an hour" qualifies)."""
+    before = m.string[: m.start()]
+    if (_DETERMINER_BEFORE.search(before) and not re.search(r"\bfor\s+$", before)) or _WORD_BEFORE.search(before):
+        return m.group(0)  # (but "bakes for half an hour" states how long)
     value, unit = worded_duration(m)
     return f"{float(value):g} {unit}s"
 

@@ -90,7 +90,7 @@ from kleval.verify.statements import (
     named_box,
 )
 from kleval.verify.unicode_math import unicode_math
-from kleval.verify.units import DURATION_PAIR, unit_of
+from kleval.verify.units import larger_unit_value, unit_of
 from kleval.verify.value_lists import asked_part
 
 # (class chat-template-tokens: also Gemma's `<start_of_turn>`/`<end_of_turn>`, Phi's `<|user|>`/`<|end|>`, DeepSeek's
@@ -410,7 +410,7 @@ _CHECK_OR_SUPPOSITION = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|would|cou
 
 # class step-lead-in: a display after a clause that names the last step ("Swapping the variables,", "Solving for $x$,",
 # "Simplifying:") sets one name equal to one expression as that step's result (never a check or a supposition)
-_STEP_LEAD_IN = re.compile(r"(?:^|[.!]\s|\n)\s*(?!(?:Check|Verify|Confirm|Compar|Test|Suppos|Assum)\w*)[A-Z][a-z]{2,}ing\b[^.;:\n=]{0,60}[,:]\s*$")
+_STEP_LEAD_IN = re.compile(r"(?:^|[.!]\s|\n)\s*(?!(?:Test|Assum)\w*)[A-Z][a-z]{2,}ing\b[^.;:\n=]{0,60}[,:]\s*$")
 
 
 def _without_unit_texts(content: str) -> str:
@@ -462,7 +462,8 @@ def closing_display(region: str) -> Statement | None:
             and re.search(r"\d", content.rsplit("=", 1)[1]) and not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|pmatrix|bmatrix", "", content.rsplit("=", 1)[1])):
         content = content.rsplit("=", 1)[1].strip()  # (a chain after a lead-in states the constant it ends on, "\text{proj}... = (2.2, 4.4)")
     if not _DISPLAY_LEAD_IN.search(lead_in) and not _display_paragraph(text[:start], content) \
-            and not (_STEP_LEAD_IN.search(lead_in) and _NAME_EQUALS.fullmatch(content)):
+            and not ((step := _STEP_LEAD_IN.search(lead_in)) and not _CHECK_OR_SUPPOSITION.search(step.group(0))
+                     and _NAME_EQUALS.fullmatch(content)):
         listed = re.search(r"(?:\band|\bor|,)$", lead_in)  # ("Both $x = -4$ and $$x = 4$$" lists a second root)
         if not _evaluated_chain(content) or (listed and content.count("=") < 2) or lead_in.endswith(" or") \
                 or re.search(r"=[^=]*(?:,|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content):
@@ -741,22 +742,10 @@ _SCALE_AFTER = re.compile(r" ?(?-i:(thousand|million|billion|trillion|hundred))(
                           r"|seventy|eighty|ninety)\b)|,? (?:or|maybe|perhaps|possibly)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "hundred": 100,
            "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
-# class compound-duration: "7 hours 30 minutes" is 7.5 hours, the unit of the hours a question asks in (never the 30
-# alone); "2 minutes 5 seconds" is 2.08333 minutes
-_COMPOUND_DURATION = re.compile(r"\W{0,3}" + DURATION_PAIR + r"\.?\W{0,3}", re.IGNORECASE)
 
 
-def compound_duration(span: str) -> str | None:
-    """The value in its larger unit of a span that is only one duration in two units ("7 hours 30 minutes" -> "7.5",
-    "2 minutes 5 seconds" -> "2.08333"), else None."""
-    m = _COMPOUND_DURATION.fullmatch(span.strip())
-    if m is None and len(re.findall(r"\d+", span)) == 2:  # (a phrase with no other number: "3 hours 24 minutes in total")
-        m = _COMPOUND_DURATION.search(span)
-    if m is None or int(m.group(3)) >= 60:
-        return None
-    return f"{int(m.group(1)) + int(m.group(3)) / 60:.6g}"
-
-
+_CHECK_LINE = re.compile(r"[^\w\n]{0,4}(?:verification|verify(?:ing)?|check(?:ing)?|sanity check|double-check\w*)\b"
+                         r"|[^\n]*[✓✔]\s*$", re.IGNORECASE | re.MULTILINE)
 _RESTATING_SHARE = re.compile(r",\s*or\s+(?:about\s+)?\d+(?:\.\d+)?\s?(?:%|percent)\s*,", re.IGNORECASE)
 _PART_OF_WHOLE = re.compile(r"(?<![\d.,])(\d[\d,]*) (?:of|out of) (?:the |all |all the |her |his |their |its )?\d[\d,]*(?![\d.,])"
                             r" [a-z]+", re.IGNORECASE)
@@ -777,6 +766,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     digits = number.strip().lstrip("$")
     tail = answer_region(text).rstrip()[-600:]
     at = tail.rfind(digits)
+    while at > 0 and _CHECK_LINE.match(tail, tail.rfind("\n", 0, at) + 1):  # (the value where it is stated, never in
+        at = tail.rfind(digits, 0, tail.rfind("\n", 0, at))  # a check line after it, "Verification: 7 + 9 + 11 = 27 ✓")
     if at == -1:  # a value read from words ("he will go ten miles") is checked where its words stand
         tail = worded_numbers_as_digits(tail)  # (so "at least ten sheep" bounds 10 too)
         at = tail.rfind(digits)
@@ -793,7 +784,9 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
         negated = [m.group(1).replace(",", "") for m in _NEGATED_VALUE.finditer(sentence)]
         if digits.replace(",", "") in negated or is_bound(tail[max(sentence_start, at - 40) : at + len(digits) + 30], digits):
             return None, f"the sentence stating {number.strip()} denies or bounds it ({how}); no value is committed"
-        if _RANGE_VALUE.search(sentence) or _hedged_alternative(sentence, digits):
+        clause = sentence[max(0, sentence.rfind(", ", 0, at - sentence_start) + 2) :]  # (never a range in a reason before it,
+        # "Since 21 is the only multiple of 7 between 20 and 25, the answer is 21.")
+        if _RANGE_VALUE.search(clause) or _hedged_alternative(sentence, digits):
             return None, f"the sentence stating {number.strip()} gives a range ({how}); no single value is committed"
         if clause_negates(sentence[: at - sentence_start + len(digits)], digits):  # "So it can't be 20.", "doesn't need 20"
             return None, f"the sentence stating {number.strip()} denies it ({how}); no value is committed"
@@ -909,8 +902,8 @@ def _number_answer(text: str) -> tuple[str | None, str]:
             bold = math_value_with_unit(span) or closing_bold_value(span, text[: max(0, text.rfind(span))])
             if bold is not None:
                 return bold, how + "/bold-value-in-span"  # class bold-value-then-aside (kleval.verify.bold_value)
-            if (hours := compound_duration(span)) is not None:
-                return hours, how + "/compound-duration"
+            if (larger := larger_unit_value(span)) is not None:  # class compound-duration: "7 hours 30 minutes" is 7.5
+                return larger, how + "/compound-duration"  # hours, the unit a question asks in (never the 30 alone)
             if (both := _alternatives(span)) is not None:
                 return both, how + "/alternatives-in-span"
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
@@ -932,7 +925,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
         return bold, "bold-value-of-final-line"
     if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
-        lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]))
+        lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]), region[: max(0, region.rfind(lines[-1]))])
         # (also an appositive share, "12 of the 30 students, or 40%, walk to school.")
         lines[-1] = _RESTATING_SHARE.sub(",", lines[-1])
         part = _PART_OF_WHOLE.search(lines[-1])

@@ -154,10 +154,19 @@ _COUNT_ASIDE = re.compile(r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)
 # (14 full boxes plus 1 box with just 2 cookies).", "The area is 48 square meters (6 m wide by 8 m long).") explains
 # the value; it may add and subtract, never total, correct or doubt (`_BREAKDOWN_GUARD`), nor hold math
 _BREAKDOWN_ASIDE = re.compile(r"(?<![\w.,])(?:\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
-                              r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120})\)(?=[.!]?\s*$)")
+                              r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120}\d[^()]{0,60})\)(?=[.!]?\s*$)")  # (two counts or more)
 # class out-of-tail: "... 42 remain, that's 42 out of the original 60." counts 42, never the 60 it is out of (never "3 out of
 # 10", a ratio)
-_OUT_OF_TAIL = re.compile(r"(?<=\d) out of (?:the|all|a total of) (?:[a-z]+ )?\d[\d,]*(?: [a-z]+)?(?=[.!]?\s*$)")
+_OUT_OF_TAIL = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?) out of (?:the|all|a total of) (?:[a-z]+ )?(\d[\d,]*)(?: [a-z]+)?(?=[.!]?\s*$)")
+# (both never when the value they drop is the one the working ends on: "150 / 50 = 3. The car travels 150 km (3 hours).",
+# "... so the test had 45 / 0.9 = 50 questions. Ana got 45 out of a total of 50." answer 3 and 50)
+_RESULT = re.compile(r"=\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?!\d|\.\d)")
+
+
+def _is_last_result(value: str, before: str) -> bool:
+    results = _RESULT.findall(before[-1500:])
+    number = re.search(r"\d[\d,]*(?:\.\d+)?", value)
+    return bool(results and number) and results[-1].replace(",", "") == number.group(0).replace(",", "")
 # class out-of-ratio: "So the probability is 3 out of 10." is the ratio 3/10 too, when its count answers no gold
 _OUT_OF_RATIO = re.compile(r"(?<![\d.,])(\d+) out of (\d+)(?: [a-z]+)?[.!]?\**\s*$")
 
@@ -195,13 +204,15 @@ def _without_added_aside(sentence: str) -> str:
     return body[:at].rstrip() + body[end:]
 
 
-def without_parenthetical_aside(sentence: str) -> str:
+def without_parenthetical_aside(sentence: str, working: str = "") -> str:
     """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own, and without
-    a bracket that converts a value to another unit."""
+    a bracket that converts a value to another unit; `working` is the text up to the sentence (class count-aside and
+    out-of-tail read it)."""
     sentence = _without_conversion(sentence)
-    sentence = _without_added_aside(_OUT_OF_TAIL.sub("", sentence))
+    sentence = _OUT_OF_TAIL.sub(lambda m: m.group(0) if _is_last_result(m.group(2), working + sentence) else m.group(1), sentence)
+    sentence = _without_added_aside(sentence)
     aside = _COUNT_ASIDE.search(sentence)
-    if aside is not None and not _ASIDE_GUARD.search(aside.group(2)):
+    if aside is not None and not _ASIDE_GUARD.search(aside.group(2)) and not _is_last_result(aside.group(2), working + sentence[: aside.start()]):
         return sentence[: aside.start(2) - 2] + sentence[aside.end(2) + 1 :]
     breakdown = _BREAKDOWN_ASIDE.search(sentence)
     if breakdown is not None and not _BREAKDOWN_GUARD.search(breakdown.group(1)):
@@ -451,11 +462,14 @@ _COORDINATE = re.compile(r"[,;] (?:and|while|whereas|but) (?!so\b|thus\b|hence\b
 # mean and range both happen to be $6$.", "..., so their sum is $5$, while their product is $6$.")
 _CLAUSE_BREAK = re.compile(r"; (?!and\b|but\b|or\b)|, (?:while|whereas) ", re.IGNORECASE)
 _CONCLUDES = re.compile(r"\b(?:so|thus|hence|therefore|consequently|asked(?: for)?|required|sought|which (?:makes|means|gives)"
-                        r"|in all|in total|altogether)\b"
+                        r"|in all|in total|altogether|wants?|wanted|we need)\b"
                         r"(?! (?:that|far|on|much|many|long|will|would|could|might)\b)", re.IGNORECASE)
 # class comparison-tail: a closing comparison with other values ("..., compared with $\frac{3}{28}$ for both blue")
 # states none of them
 _COMPARISON_TAIL = re.compile(r", (?:compared (?:with|to)|as opposed to|versus|vs\.|in contrast to|against) ", re.IGNORECASE)
+# (never one that goes on to a result of its own, "..., compared with $60 for plan A, a saving of $15.")
+_COMPARISON_RESULT = re.compile(r"\b(?:saving|savings|saves?|difference|total|so|thus|which|that is|i\.e|gain|loss|increase"
+                                r"|decrease|more|less|fewer)\b", re.IGNORECASE)
 
 
 def _concluded_clause(s: str) -> str | None:
@@ -474,7 +488,8 @@ def _concluded_clause(s: str) -> str | None:
 def main_clause_value(s: str, concluding: bool) -> str | None:
     """The value ending the sentence's main clause, before a trailing clause that qualifies it."""
     compared = _COMPARISON_TAIL.search(s)
-    if compared and math_balanced(s[: compared.start()]) and (value := value_ending(s[: compared.start()], concluding)):
+    if compared and math_balanced(s[: compared.start()]) and not _COMPARISON_RESULT.search(s, compared.end()) \
+            and (value := value_ending(s[: compared.start()], concluding)):
         return value
     concluded = _concluded_clause(s)
     if concluded is not None and (value := value_ending(concluded.rstrip(" ."), True)):
@@ -504,8 +519,8 @@ def main_clause_value(s: str, concluding: bool) -> str | None:
 
 # class bound-not-value: a value stated as a bound ("at least 100 people attended", "4 or more colors are
 # needed") is not the value the question asks for; a sentence that states only a bound is not read.
-_BOUND_BEFORE = re.compile(r"\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
-                           r"|up to|over|under|below|above) ?$", re.IGNORECASE)
+_BOUND_BEFORE = re.compile(r"(?:\b(?:at least|at most|more than|less than|fewer than|greater than|no more than|no less than"
+                           r"|up to|over|under|below|above)|\\[gl]eq(?:slant)?|\\[gl]e\b|[≥≤]) ?$", re.IGNORECASE)  # (and "\\geq 45")
 BOUND_AFTER = re.compile(r"^[^\w]{0,3}(?:[A-Za-z]+ )?(?:or (?:more|fewer|less|greater|above|below|higher|lower|so)|and (?:above|up|more)"
                          r"|\+)|^[ *_,(]{0,4}(?:[A-Za-z]+[ (]{1,2}){0,2}at (?:most|least|the (?:most|least))\b", re.IGNORECASE)  # ("$70 at most")
 

@@ -205,17 +205,16 @@ def compound_quantity(s: str) -> str:
     return f"{total} \\text{{ {m.group(4)}}}"
 
 
-# one duration in two units, "3 hours 24 minutes", "2 minutes and 5 seconds" (groups: the larger count, whether it counts
-# hours, the smaller count; class compound-in-smaller-unit)
-DURATION_PAIR = (r"(?<![\d.,])(\d+) ?(?:(hours?|hrs?|h)|minutes?|mins?|min)\.?,? (?:and )?(\d{1,2}) ?"
-                 r"(?(2)(?:minutes?|mins?|min)|(?:seconds?|secs?|s))\b")
+_COMPARED_AFTER = re.compile(r"\W{0,3}(?:less|more|longer|shorter|faster|slower|earlier|later|before|after|ago|than)\b", re.IGNORECASE)
 
 
 # class compound-in-smaller-unit: one quantity in two units, "3 hours 24 minutes", "2 minutes and 5 seconds", "1 dollar
 # and 25 cents", or a duration in words, "a quarter of an hour", "an hour and a half", "two and a half hours", is read
 # in its larger unit where it is extracted (3.4 hours, $1.25); it answers a gold counted in the smaller unit too (204
 # minutes, 125 cents), never a part of it (the 3, the 24)
-_COMPOUND_IN_TEXT = re.compile(r"(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
+_COMPOUND_IN_TEXT = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
+# ("an hour and 15 minutes" is "1 hour and 15 minutes")
+_ONE_LARGER_UNIT = re.compile(r"\b(?:an?|one) (hour|minute|foot|pound|dollar) and (?=\d{1,2} ?[A-Za-z])", re.IGNORECASE)
 # class duration-in-words: "a quarter of an hour", "half an hour", "three quarters of an hour", "an hour and a half",
 # "two and a half hours" (never "half an hour or so", "half an hour to an hour")
 WORDED_DURATION = re.compile(r"(?<![\w-])(?:(?P<quarter>(?:a|one) quarter|three quarters|half) (?:of )?an? (?P<q_unit>hour|minute)"
@@ -237,11 +236,13 @@ def worded_duration(m: re.Match) -> tuple[Fraction, str]:
 
 
 def _compounds(text: str):
-    """(value in the larger unit, total in the smaller unit, the smaller unit's word, where it ends) of each compound
-    quantity of `text`."""
+    """(value in the larger unit, total in the smaller unit, the smaller unit's word, where it ends, where it starts) of
+    each compound quantity of `text`."""
     import sympy
 
-    for m in _COMPOUND_IN_TEXT.finditer(text):
+    at = 0
+    while (m := _COMPOUND_IN_TEXT.search(text, at)) is not None:
+        at = m.start(4)  # (overlapping: "25 minutes, 1 minute 30 seconds" holds the compound "1 minute 30 seconds")
         big, small = _unit_word(m.group(3)), _unit_word(m.group(5))
         if m.group(1):
             big, small = ("dollar", small) if big in (None, "dollar") else (None, None)
@@ -249,12 +250,39 @@ def _compounds(text: str):
         ratio = sympy.Integer(100) if money else unit_ratio(big, small) if big and small else None
         if ratio is None or ratio <= 1 or int(m.group(4)) >= ratio:
             continue
+        at = m.end()
         total = sympy.Integer(m.group(2)) * ratio + sympy.Integer(m.group(4))
-        yield total / ratio, total, m.group(5), m.end()
+        yield total / ratio, total, m.group(5), m.end(), m.start()
     for m in WORDED_DURATION.finditer(text):
         big, unit = worded_duration(m)
         smaller, ratio = _SMALLER[_unit_word(unit)]
-        yield sympy.Rational(big.numerator, big.denominator), big * ratio, {"min": "minutes", "s": "seconds"}[smaller], m.end()
+        yield (sympy.Rational(big.numerator, big.denominator), big * ratio, {"min": "minutes", "s": "seconds"}[smaller], m.end(),
+               m.start())
+
+
+def closing_compound(sentence: str) -> str | None:
+    """The compound quantity a sentence closes on ("So Maya is 5 feet 6 inches tall." -> "5 feet 6 inches"), when it is the
+    sentence's one value (any other compound in it states the same quantity), else None (class compound-in-smaller-unit)."""
+    plain = _ONE_LARGER_UNIT.sub(r"1 \1 and ", sentence)
+    found = sorted(_compounds(plain), key=lambda compound: compound[4])
+    if not found or len({compound[1] for compound in found}) != 1:
+        return None
+    rest = plain
+    for compound in reversed(found):
+        rest = rest[: compound[4]] + " " + rest[compound[3] :]
+    if re.search(r"\d", rest) or _COMPARED_AFTER.match(plain, found[-1][3]):
+        return None  # (never one compared, "..., 1 minute 30 seconds less than last year")
+    return plain[found[-1][4] : found[-1][3]]
+
+
+def larger_unit_value(span: str) -> str | None:
+    """The value in its larger unit of a span whose one value is one quantity in two units ("7 hours 30 minutes" -> "7.5",
+    "2 minutes 5 seconds" -> "2.08333", "5 feet 6 inches" -> "5.5", as six digits), else None."""
+    value = closing_compound(span)
+    if value is None:
+        return None
+    big = next(_compounds(value))[0]
+    return f"{float(big):.6g}"
 
 
 def compound_in_smaller_unit(completion: str, span: str) -> str | None:
@@ -266,7 +294,7 @@ def compound_in_smaller_unit(completion: str, span: str) -> str | None:
     import sympy
 
     value = sympy.Rational(number.group(1))
-    tail = completion[-400:]
+    tail = _ONE_LARGER_UNIT.sub(r"1 \1 and ", completion[-400:])
     found = sorted(_compounds(tail), key=lambda compound: compound[3])[-1:]
     after = re.sub(rf"\(\s*{found[0][1]}\s*[A-Za-z]*\s*\)", "", tail[found[0][3] :]) if found else ""
     if not found or abs(found[0][0] - value) > abs(value) / 10**5 or re.search(r"\d", after):
