@@ -6,6 +6,7 @@ import re
 from kleval.verify.extract import boxes_with_positions, clean_span, math_blocks, math_safe_tail
 from kleval.verify.glued import leading_expression, standalone
 from kleval.verify.named_values import named_value_list
+from kleval.verify.notations import real_line_except
 from kleval.verify.sentence_values import (HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending, without_check_clause,
                                            without_parenthetical_aside)
 from kleval.verify.statements import WINDOW, Statement, joined_math
@@ -60,10 +61,13 @@ def _phrase_value(rest: str, before: str = "") -> str | None:
     if not segment:
         return None
     # (class check-clause, "the answer is 7, and as a check, 7 × 6 = 42."; class count-aside, "150 km (3 hours).")
-    segment = without_parenthetical_aside(without_check_clause(segment), before)
+    segment = without_parenthetical_aside(without_check_clause(re.sub(r"\s*[✓✔✅☑]+\s*$", "", segment)), before)
     yes_no = YES_NO_OPENING.match(segment)
     if yes_no:  # class yes-no-with-justification: "the answer is yes, because $f$ is even"
         return yes_no.group(1)
+    difference = real_line_except(segment) if "real" in segment else None
+    if difference:  # class prose-set (kleval.verify.notations): "**Final answer:** All real numbers except $x = 3$."
+        return difference
     if "\\boxed" in segment or "\\fbox" in segment:
         boxes = boxes_with_positions(segment)
         if boxes:
@@ -99,6 +103,11 @@ def opening_expression(segment: str) -> str | None:
     if not rest.strip(" .*") or re.match(r"\.(?: |$)", rest) or TRAILING_CLAUSE.match(rest) or PROSE_TAIL.match(rest):
         return expression
     return None
+
+
+# (a sentence that supposes another problem, also behind a label: "Note: if the problem had asked for the perimeter, the
+# answer would be 24.", "Had it asked for ...")
+_SUPPOSING = re.compile(r"\W{0,4}(?:(?:note|n\.b\.|side note|aside|remark|p\.s\.)\W{0,3}(?:that )?)?(?:if|had|were)\b", re.IGNORECASE)
 
 
 _FORM_OF_ANSWER = re.compile(r"(?:an?|in|expressed|rounded|given|written|as|one of|the form|a whole|your)\b", re.IGNORECASE)
@@ -150,7 +159,7 @@ def last_answer_phrase(region: str) -> Statement | None:
             return Statement("", "empty-answer-line", offset + m.start())
         # class hypothetical-answer: "If each bus made 2 trips, the answer would be 900." varies the problem; it
         # answers only when nothing else is stated (kleval.verify.grammar prefers any other statement)
-        hypothetical = stated.endswith("would be") and re.match(r"\W{0,4}if\b", tail[start : m.start()], re.IGNORECASE)
+        hypothetical = stated.endswith("would be") and _SUPPOSING.match(tail, start, m.start())
         how = "hypothetical-answer-phrase" if hypothetical else "answer-phrase"
         return Statement(value, how, offset + m.start(), offset + end) if value else None
     return None

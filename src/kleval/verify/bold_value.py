@@ -20,6 +20,8 @@ _VALUE = re.compile(r"\$?(-?\d[\d,]*(?:\.\d+)?)"
                     r"|\$([^$\n]{1,80})\$((?: [A-Za-z]{1,15}){0,2})")
 _NUMBER = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
 _CLOSES = re.compile(r"\s*(?:[.!]|$)")
+# (or a phrase that qualifies it closes the sentence: "leaves remainder **2** when divided by 7.")
+_QUALIFIED = re.compile(r"\s+(?:when|after|for|in|per|on|at|with|from|by|out of)\b[^*.!?\n]{1,60}(?:[.!]|$)")
 
 
 def _numbers(text: str) -> set[str]:
@@ -35,7 +37,7 @@ def closing_bold_value(line: str, before: str = "") -> str | None:
     if last is None:
         return None
     value = _VALUE.fullmatch(last.group(1).strip())
-    if value is None or not _CLOSES.match(line, last.end()):
+    if value is None or not (_CLOSES.match(line, last.end()) or _QUALIFIED.match(line, last.end())):
         return None
     rest = line[last.end():]
     if RETRACTION.search(rest):

@@ -247,7 +247,9 @@ def _simplify_relation_text(s: str, policy: Policy | None = None) -> str:
 
 _NAME = r"(?:[A-Za-z]|\\(?:vec|mathbf|overrightarrow|boldsymbol) ?\{? ?[a-zA-Z] ?\}?|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:'|\^\{?\*\}?|\^\{-1\})?(?:\([^()=]*\))?"
 # (also a product of matrices raised to a power or transposed, `(\mathbf{AB})^{-1}`, `(AB)^T`: class named-matrix-product)
-_MATRIX_PRODUCT = r"\(\s*(?:\\mathbf ?\{ ?[A-Za-z]{1,4} ?\} ?|[A-Z] ?){1,4}\)(?:\^\{?(?:-1|T|\\top|\*)\}?)?"
+_MATRIX_PRODUCT = (r"\(\s*(?:\\mathbf ?\{ ?[A-Za-z]{1,4} ?\} ?|[A-Z] ?){1,4}\)(?:\^\{?(?:-1|T|\\top|\*)\}?)?"
+                   # (and unbracketed, a product or a segment, `AB`, `BA`, `PQ`, or a transpose, `A^T`, `AB^{\top}`)
+                   r"|[A-Z]{2,4}|[A-Z]{1,4}\^\{?(?:T|\\top)\}?")
 _NAMED_LHS = re.compile(rf"^(?:{_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\)|{_MATRIX_PRODUCT})$")
 
 

@@ -14,7 +14,7 @@ import re
 from kleval.verify.answer_phrases import ANSWER_COPULA, ARROW, EXPLAINS, FOREIGN_ANSWER, arrow_heads_sentence, has_foreign_answer_word
 from kleval.verify.commitment import RETRACTION, WITHDRAWAL, confirms, is_aside
 from kleval.verify.extract import boxes_with_positions, compact_whitespace
-from kleval.verify.grammar import answer_region
+from kleval.verify.grammar import answer_region, find_number_answer
 from kleval.verify.sentence_values import sentence_start
 from kleval.verify.statements import answer_tag, is_joiner, json_answer
 
@@ -98,10 +98,11 @@ def _conclusion_letter_pattern(letters: str) -> re.Pattern[str]:
     # "A careful reading gives option A.", "so I choose option (C).")
     # (a bracketed lower-case letter after the word option is a label too, "so I choose option (c)."; and a softened
     # "Probably D." still commits)
-    return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|probably|most likely|in (?:conclusion|summary|short|sum)),? "
-                      rf"|(?:that|this) is (?:option|choice) |(?:gives|choose|pick|select) (?:option|choice) )"
+    # (also with a colon and the word option, in emphasis: "Therefore: *Option B*.")
+    return re.compile(rf"\b(?:(?:overall|so|thus|therefore|hence|finally|probably|most likely|in (?:conclusion|summary|short|sum))[,:]? "
+                      rf"[*_]{{0,2}}(?:(?:option|choice) )?|(?:that|this) is (?:option|choice) |(?:gives|choose|pick|select) (?:option|choice) )"
                       rf"(?:\(?(?-i:([{letters}]))\)?|(?<=option )\(([{letters.lower()}])\)|(?<=choice )\(([{letters.lower()}])\))"
-                      rf"(?=[.!]?$|[.!]\s)", re.IGNORECASE)
+                      rf"[*_]{{0,2}}(?=[.!]?[*_]{{0,3}}\s*$|[.!]\s)", re.IGNORECASE)
 
 
 def _option_at_end_pattern(letters: str) -> re.Pattern[str]:
@@ -157,6 +158,29 @@ _DOUBT_AFTER = re.compile(r"\b(?:could|also|though|then again|possibl[ey]|still|
 
 _ANSWER_NEXT = re.compile(r"\b(?:the (?:remaining|last|only) (?:option|choice|one) (?:must be|is)|must be the (?:right|correct|answer)"
                           r"|(?:is|must be) the (?:right|correct|best) (?:one|option|choice|answer))\b[^:]*[.!]\W*$", re.IGNORECASE)
+
+
+# class value-option: a completion that lists the options with their values ("The options are (A) 1, (B) 4, (C) 2, (D)
+# 6.") and commits to a value, not a letter ("So 2^10 leaves remainder **2** when divided by 7.", "**Half-life = 10
+# days**"), names the one option that holds that value (never two options with it, never a value no option holds)
+_LISTED_VALUE = re.compile(r"\(([A-J])\)\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
+# class value-arrow-letter: a closing line that maps the value to its option, "9 J → C"
+_VALUE_ARROW_LETTER = re.compile(rf"(?:^|\n)[^\n]*\d[^\n]{{0,30}}?{ARROW} ?\$? ?\**\(?([A-J])\)?[*$]{{0,4}}[.!]?[*$]{{0,4}}$")
+
+
+def _value_option(region: str, letters: str) -> str | None:
+    listed: dict[str, str] = {}
+    for m in _LISTED_VALUE.finditer(region):
+        if m.group(1) in letters:
+            listed.setdefault(m.group(1), m.group(2).replace(",", ""))
+    if len(listed) < 3 or len(set(listed.values())) != len(listed):
+        return None
+    value, _ = find_number_answer(region)
+    if value is None or not re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?", value.strip()):
+        return None
+    number = float(value.strip().lstrip("$").replace(",", ""))
+    named = [letter for letter, listed_value in listed.items() if float(listed_value) == number]
+    return named[0] if len(named) == 1 else None
 
 
 _VALUE_ANSWER = re.compile(r"(?:\\boxed\{|\banswer(?: is)?[*_]{0,2} ?:?[*_]{0,2} ?\$?)(-?\d[\d.,/]*)", re.IGNORECASE)
@@ -272,12 +296,14 @@ _DISMISSED = re.compile(rf"\b(?:wrong|incorrect|trap|tempting|distractor|mistake
 def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
     """The first or last paragraph's opening label and option text (class choice-paragraph-opening), as a list of one
     match or none."""
-    found = list(re.finditer(r"(?:^|\n[ \t]*\n)[ \t]*(\**\(?([" + letters + r"])\)?\**(?:,|\.|\)|:) [^\n.!?]{1,40}[.!])(?=\s|$)",
-                             region))
+    # (the option's text closes its sentence, or its paragraph: "C. 6\n\nA complete graph ...")
+    found = list(re.finditer(r"(?:^|\n[ \t]*\n)[ \t]*(\**\(?([" + letters + r"])\)?\**(?:,|\.|\)|:) [^\n.!?]{1,40}(?:[.!]|(?=[ \t]*\n[ \t]*\n)))"
+                             r"(?=\s|$)", region))
     if not found or len(re.findall(rf"(?m)^[ \t]*[-*]*[ \t]*\**[(\[]?[{letters}](?:[.,):\]]| ?[—–])", region)) != 1:
         return []
     m = found[0]
-    first = not region[: m.start()].strip()
+    before = region[: m.start()].strip()  # (nothing, or one neutral line, "Let's work through this carefully.")
+    first = not before or ("\n" not in before and len(before) <= 80 and not re.search(r"\d|\b[A-J]\b", before))
     last = not re.search(r"\n[ \t]*\n", region[m.end() :])
     if not (first or last) or len(m.group(1).split()) > 6 or _DISMISSED.search(m.group(1)) \
             or RETRACTION.search(region[m.end() :]) or _TURNS_AWAY.search(region[m.end() :]):
@@ -431,6 +457,12 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         return None, "the answer names several options, not one"
     if _NO_COMMITMENT.search(tail):  # class no-commitment: "I cannot determine a single answer"
         return None, "the completion declines to choose an option; a mentioned letter is not a guess"
+    arrow = _VALUE_ARROW_LETTER.search(tail.rstrip())
+    if arrow is not None and arrow.group(1) in letters:  # class value-arrow-letter: "9 J → C" closing the text
+        return arrow.group(1), "value-arrow-letter"
+    valued = _value_option(region, letters)
+    if valued is not None:
+        return valued, "value-option"
     last = None
     for last in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
         pass

@@ -31,7 +31,12 @@ from kleval.verify.sentence_values import (
 from kleval.verify.statements import Statement
 from kleval.verify.units import closing_compound
 
-_COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers", re.IGNORECASE)
+# (class closing-courtesy; also encouragement, "Keep it up, you're doing great! 🎉", "Remember, always double-check your
+# work!", and a line of emoji alone)
+_COURTESY = re.compile(r"hope|let me know|feel free|thank|glad|happy to help|good luck|cheers|keep it up|keep going"
+                       r"|(?:you're|you are) doing (?:great|well|awesome)|great (?:job|work)|well done|practice makes perfect"
+                       r"|double-check your work|happy (?:learning|studying|solving|math)|you(?:'ve| have)? got this"
+                       r"|^[^\w$\\✓✔✅☑]+$", re.IGNORECASE)  # (never a check mark, which closes a check)
 
 
 # class subject-value: a concluding sentence whose value is its subject, right after the concluding word

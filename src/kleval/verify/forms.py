@@ -156,9 +156,16 @@ _DOLLARS_AND_CENTS = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?:
                                 r" and (\d{1,2}) cents?\b", re.IGNORECASE)  # (never two amounts, "between 5 dollars and 50 cents")
 
 
+# class words-then-digits: a number in words that its digits follow in brackets ("one thousand two hundred (1,200)
+# liters", "half a dozen (6) cupcakes") is those digits
+_WORDS_THEN_DIGITS = re.compile(rf"\b(?:(?:{_CARDINAL_WORD}|dozen|half|quarter|and|an?)(?:[ -]|, ))*(?:{_CARDINAL_WORD}|dozen)"
+                                r" \((\d[\d,]*(?:\.\d+)?)\)", re.IGNORECASE)
+
+
 def worded_numbers_as_digits(text: str) -> str:
     """`text` with its numbers in words as digits (`_worded_numbers_as_digits`) and an amount in dollars and cents as one
     amount in dollars ("37.50 dollars")."""
+    text = _WORDS_THEN_DIGITS.sub(r"\1", text)
     return _DOLLARS_AND_CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(3)):02d}" if m.group(1)
                                   else f"{m.group(2)}.{int(m.group(3)):02d} dollars", _worded_numbers_as_digits(text))
 

@@ -744,8 +744,7 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10
            "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
 
 
-_CHECK_LINE = re.compile(r"[^\w\n]{0,4}(?:verification|verify(?:ing)?|check(?:ing)?|sanity check|double-check\w*)\b"
-                         r"|[^\n]*[✓✔]\s*$", re.IGNORECASE | re.MULTILINE)
+_CHECK_LINE = re.compile(r"[^\w\n]{0,4}(?:verification|verify(?:ing)?|check(?:ing)?|sanity check|double-check\w*)\b", re.IGNORECASE)
 _RESTATING_SHARE = re.compile(r",\s*or\s+(?:about\s+)?\d+(?:\.\d+)?\s?(?:%|percent)\s*,", re.IGNORECASE)
 _PART_OF_WHOLE = re.compile(r"(?<![\d.,])(\d[\d,]*) (?:of|out of) (?:the |all |all the |her |his |their |its )?\d[\d,]*(?![\d.,])"
                             r" [a-z]+", re.IGNORECASE)

@@ -119,8 +119,24 @@ def _without_compound_bracket(m: re.Match) -> str:
     return m.group(0)[: m.group(0).index("(")].rstrip() if same else m.group(0)
 
 
+# class clock-restatement: a clock time and the same time in the other format in brackets ("home at 16:05 (4:05 PM)",
+# "4:05 PM (16:05)") state one time; never two times, "16:05 (4:50 PM)"
+_CLOCK = r"(\d{1,2}):(\d\d)(?: ?([AaPp])\.?[Mm]\.?)?"
+_CLOCK_BRACKET = re.compile(rf"(?<![\d:]){_CLOCK} \({_CLOCK}\)")
+
+
+def _minute_of_day(hour: str, minute: str, half: str | None) -> int:
+    hours = int(hour) % 12 + (12 if half and half.lower() == "p" else 0) if half else int(hour)
+    return hours * 60 + int(minute)
+
+
+def _without_clock_bracket(m: re.Match) -> str:
+    same = _minute_of_day(*m.group(1, 2, 3)) == _minute_of_day(*m.group(4, 5, 6))
+    return m.group(0)[: m.group(0).index("(")].rstrip() if same else m.group(0)
+
+
 def _without_conversion(sentence: str) -> str:
-    sentence = _COMPOUND_BRACKET.sub(_without_compound_bracket, sentence)
+    sentence = _CLOCK_BRACKET.sub(_without_clock_bracket, _COMPOUND_BRACKET.sub(_without_compound_bracket, sentence))
     return _CONVERTING.sub(lambda m: m.group(0)[: m.group(0).index("(")].rstrip() if _converts(sentence, m) else m.group(0),
                            sentence)
 
@@ -155,6 +171,11 @@ _COUNT_ASIDE = re.compile(r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)
 # the value; it may add and subtract, never total, correct or doubt (`_BREAKDOWN_GUARD`), nor hold math
 _BREAKDOWN_ASIDE = re.compile(r"(?<![\w.,])(?:\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
                               r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120}\d[^()]{0,60})\)(?=[.!]?\s*$)")  # (two counts or more)
+# class rounded-aside: a closing bracket that gives the value before rounding ("We need **7 buses** (6.25 rounded up).",
+# "(rounded up from 6.25)") explains the value; the rounded one is stated
+_ROUNDED_ASIDE = re.compile(r"(?<=[\w*%$]) \((?:-?\d[\d,]*(?:\.\d+)? (?:rounded|round(?:ed|s)? (?:up|down|off))\b[^()]{0,40}"
+                            r"|(?:rounded|round(?:ed)? (?:up|down|off)) (?:up |down )?(?:from|to the nearest)[^()]{0,40})\)(?=[.!]?\s*$)",
+                            re.IGNORECASE)
 # class out-of-tail: "... 42 remain, that's 42 out of the original 60." counts 42, never the 60 it is out of (never "3 out of
 # 10", a ratio)
 _OUT_OF_TAIL = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?) out of (?:the|all|a total of) (?:[a-z]+ )?(\d[\d,]*)(?: [a-z]+)?(?=[.!]?\s*$)")
@@ -168,7 +189,7 @@ def _is_last_result(value: str, before: str) -> bool:
     number = re.search(r"\d[\d,]*(?:\.\d+)?", value)
     return bool(results and number) and results[-1].replace(",", "") == number.group(0).replace(",", "")
 # class out-of-ratio: "So the probability is 3 out of 10." is the ratio 3/10 too, when its count answers no gold
-_OUT_OF_RATIO = re.compile(r"(?<![\d.,])(\d+) out of (\d+)(?: [a-z]+)?[.!]?\**\s*$")
+_OUT_OF_RATIO = re.compile(r"(?<![\d.,])(\d+) out of (\d+)(?![\d.,]*\d)(?=\D*$)")  # (nothing counted after it)
 
 
 def out_of_ratio(completion: str, span: str) -> str | None:
@@ -210,7 +231,7 @@ def without_parenthetical_aside(sentence: str, working: str = "") -> str:
     out-of-tail read it)."""
     sentence = _without_conversion(sentence)
     sentence = _OUT_OF_TAIL.sub(lambda m: m.group(0) if _is_last_result(m.group(2), working + sentence) else m.group(1), sentence)
-    sentence = _without_added_aside(sentence)
+    sentence = _without_added_aside(_ROUNDED_ASIDE.sub("", sentence))
     aside = _COUNT_ASIDE.search(sentence)
     if aside is not None and not _ASIDE_GUARD.search(aside.group(2)) and not _is_last_result(aside.group(2), working + sentence[: aside.start()]):
         return sentence[: aside.start(2) - 2] + sentence[aside.end(2) + 1 :]
@@ -320,6 +341,10 @@ _WHERE_IT_HOLDS = re.compile(rf"\b(?:is|are) (?:strictly |monotonically |therefo
 BARE_NAME = r"[A-Za-z](?:_\{?\w{1,3}\}?)?"
 
 
+_JOINED_IN_BLOCK = re.compile(r"([a-z])\s*=\s*[^=]{1,40}?(?:\s*(?:\\text\{\s*(?:or|and|,)\s*\}|\\q?quad|,|\\[;,])\s*"
+                              r"(?:\\text\{\s*(?:or|and)\s*\}\s*)?\1\s*=\s*[^=]{1,40}?)+")
+
+
 def _value_ending_of(sentence: str, concluding: bool) -> str | None:
     """The value a sentence ends with, its day only when it ends in a date (`value_ending` reads the date)."""
     bold = re.search(r"\*\*([^*]{1,60})\*\*$", sentence.strip().rstrip(".!"))
@@ -373,6 +398,8 @@ def _value_ending_of(sentence: str, concluding: bool) -> str | None:
             names = {re.split(r"(?<![<>!\\])=", b[2])[0].strip() for b in blocks if b[0] >= first_start}
             if first_start < blocks[-1][0] and len(names) == 1:
                 return value  # class joined-assignments: "Therefore $b = 21$ or $b = 49$." (one unknown) states both
+            if _JOINED_IN_BLOCK.fullmatch(blocks[-1][2].strip()):
+                return blocks[-1][2].strip()  # (also in one block, "Therefore $x = 1 \text{ or } x = 3$.")
             return re.split(r"(?<![<>!\\])=", blocks[-1][2])[-1].strip() or None  # "Thus, \(AB = AC = 6\sqrt{2}\)"
     if not blocks or blocks[-1][1] < len(s):
         # class glued-number (kleval.verify.glued): a sentence that ends in plain-text math ("Thus the answer is
