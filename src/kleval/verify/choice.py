@@ -165,6 +165,7 @@ _ANSWER_NEXT = re.compile(r"\b(?:the (?:remaining|last|only) (?:option|choice|on
 # days**"), names the one option that holds that value (never two options with it, never a value no option holds)
 _LISTED_VALUE = re.compile(r"\(([A-J])\)\s*\$?(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
 # class value-arrow-letter: a closing line that maps the value to its option, "9 J → C"
+_SUPPOSES = re.compile(r"\b(?:would|could|if|distractor|mistak\w*|wrong|trap|check\w*|requires?|instead|suppose)\b", re.IGNORECASE)
 _VALUE_ARROW_LETTER = re.compile(rf"(?:^|\n)[^\n]*\d[^\n]{{0,30}}?{ARROW} ?\$? ?\**\(?([A-J])\)?[*$]{{0,4}}[.!]?[*$]{{0,4}}$")
 
 
@@ -293,6 +294,10 @@ _DISMISSED = re.compile(rf"\b(?:wrong|incorrect|trap|tempting|distractor|mistake
                         re.IGNORECASE)
 
 
+_NEUTRAL_LEAD = re.compile(r"(?:let'?s|let us|okay|ok|sure|alright|here(?:'s| is) (?:my|the) (?:answer|solution|reasoning))\b"
+                           r"[^.!?\n\d]{0,60}[.!:]?", re.IGNORECASE)
+
+
 def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
     """The first or last paragraph's opening label and option text (class choice-paragraph-opening), as a list of one
     match or none."""
@@ -303,10 +308,13 @@ def _paragraph_openings(region: str, letters: str) -> list[re.Match]:
         return []
     m = found[0]
     before = region[: m.start()].strip()  # (nothing, or one neutral line, "Let's work through this carefully.")
-    first = not before or ("\n" not in before and len(before) <= 80 and not re.search(r"\d|\b[A-J]\b", before))
+    first = not before or bool(_NEUTRAL_LEAD.fullmatch(before))
     last = not re.search(r"\n[ \t]*\n", region[m.end() :])
+    closing = re.split(r"(?<=[.!?])\s+", region.rstrip())[-1]  # (never with a closing sentence that names another option,
+    # "... so the height is 20 m, option B.")
     if not (first or last) or len(m.group(1).split()) > 6 or _DISMISSED.search(m.group(1)) \
-            or RETRACTION.search(region[m.end() :]) or _TURNS_AWAY.search(region[m.end() :]):
+            or RETRACTION.search(region[m.end() :]) or _TURNS_AWAY.search(region[m.end() :]) \
+            or (first and _mentions_other_option(closing, letters.replace(m.group(2), ""))):
         return []
     return [m]
 
@@ -458,7 +466,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if _NO_COMMITMENT.search(tail):  # class no-commitment: "I cannot determine a single answer"
         return None, "the completion declines to choose an option; a mentioned letter is not a guess"
     arrow = _VALUE_ARROW_LETTER.search(tail.rstrip())
-    if arrow is not None and arrow.group(1) in letters:  # class value-arrow-letter: "9 J → C" closing the text
+    if arrow is not None and arrow.group(1) in letters and not _SUPPOSES.search(arrow.group(0)):
+        # class value-arrow-letter: "9 J → C" closing the text (never a distractor checked, "12 J would require 4 m → D")
         return arrow.group(1), "value-arrow-letter"
     valued = _value_option(region, letters)
     if valued is not None:

@@ -293,7 +293,7 @@ _REAL_LINE_EXCEPT = re.compile(
     r"(?:\\text\{ ?)?\b(?:all|every|any) real(?:s| (?:numbers?|values?(?: of [a-z])?|x|\$[a-z]\$))(?: [a-z])? (?:except|other than"
     rf"|besides|apart from|excluding|but)(?: for)? ?\}}? ?({_EXCEPT_VALUE}(?: ?(?:,|and|or|, and) ?{_EXCEPT_VALUE}){{0,5}})"
     # (also before a restatement, ", i.e. $x \in \mathbb{R}\setminus\{3\}$.")
-    r"(?= ?(?:[,;] ?(?:i\.e\.|that is|namely|or)[^\n]{1,80}?)?[.!]? *$)",
+    r"(?= ?(?:[,;] ?(?:i\.e\.|that is|namely)[^\n]{1,80}?)?[.!]? *$)",
     re.IGNORECASE)
 
 
