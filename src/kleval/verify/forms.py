@@ -139,7 +139,6 @@ def _dozen_digits(m: re.Match) -> str:
     return "6" if m.group(2) else "18" if m.group(3) else str(number_from_words(m.group(0).lower()))
 
 
-
 def _duration_digits(m: re.Match) -> str:
     """A duration in words as digits, "a quarter of an hour" -> "0.25 hours" (class duration-in-words, read in minutes too
     by kleval.verify.units, class compound-in-smaller-unit); never after a determiner or a preposition but "for" ("in

@@ -205,14 +205,13 @@ def compound_quantity(s: str) -> str:
     return f"{total} \\text{{ {m.group(4)}}}"
 
 
-_COMPARED_AFTER = re.compile(r"\W{0,3}(?:less|more|longer|shorter|faster|slower|earlier|later|before|after|ago|than)\b", re.IGNORECASE)
-
-
 # class compound-in-smaller-unit: one quantity in two units, "3 hours 24 minutes", "2 minutes and 5 seconds", "1 dollar
 # and 25 cents", or a duration in words, "a quarter of an hour", "an hour and a half", "two and a half hours", is read
 # in its larger unit where it is extracted (3.4 hours, $1.25); it answers a gold counted in the smaller unit too (204
 # minutes, 125 cents), never a part of it (the 3, the 24)
 _COMPOUND_IN_TEXT = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
+# (never a compound compared, "..., 1 minute 30 seconds less than last year")
+_COMPARED_AFTER = re.compile(r"\W{0,3}(?:less|more|longer|shorter|faster|slower|earlier|later|before|after|ago|than)\b", re.IGNORECASE)
 # ("an hour and 15 minutes" is "1 hour and 15 minutes")
 _ONE_LARGER_UNIT = re.compile(r"\b(?:an?|one) (hour|minute|foot|pound|dollar) and (?=\d{1,2} ?[A-Za-z])", re.IGNORECASE)
 # class duration-in-words: "a quarter of an hour", "half an hour", "three quarters of an hour", "an hour and a half",
@@ -300,6 +299,7 @@ def compound_in_smaller_unit(completion: str, span: str) -> str | None:
     if not found or abs(found[0][0] - value) > abs(value) / 10**5 or re.search(r"\d", after):
         return None  # (only the quantity that closes the text, nothing counted after it but its total, "(204 minutes)")
     return f"{found[0][1]} {found[0][2]}"
+
 
 # class unit-restatement: an answer that states one quantity in two units, the second converting the first ("It takes her
 # 300 seconds, that is, 5 minutes.", "$1.50, or 150 cents", "2.5 km (2500 m)"), answers in either unit: the second
