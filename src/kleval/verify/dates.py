@@ -150,8 +150,9 @@ def clock_without_meridiem(gold_source: str, pred_source: str, completion: str =
 # to nine", "twenty minutes past 3", "seven o'clock") states that time in digits (7:30, 8:45, 3:20, 7:00). Only a
 # twelve-hour hour (1 to 12) and minutes 1 to 59 that say "minutes", "half" or "quarter" ("ten past three" needs no
 # "minutes"); never "10 to 12" nor "five to seven" (a range)
-_HOUR_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_HOUR = r"(?P<hour>1[0-2]|0?[1-9]|" + "|".join(_HOUR_WORDS) + ")"
+# the number words up to twelve, each at its value (also read by kleval.verify.units)
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_HOUR = r"(?P<hour>1[0-2]|0?[1-9]|" + "|".join(NUMBER_WORDS[1:]) + ")"
 # (and the half of the day said in words after it: "a quarter to four in the afternoon" is 3:45 p.m.)
 _WORDED_CLOCK = re.compile(r"\b(?:(?:(?P<half>half)|(?:a )?(?P<quarter>quarter)|(?P<minutes>\d{1,2}|[a-z]+(?:[ \-][a-z]+)?) minutes?|(?P<plain>five|ten|twenty|twenty-five)(?= past))"
                            rf" (?P<relation>past|after|to|before) {_HOUR}\b(?![:\d]| ?(?:minutes?|hours?|days?|o'clock))"
@@ -168,7 +169,7 @@ def worded_clock_as_digits(sentence: str) -> str:
     from kleval.verify.forms import number_from_words
 
     def hour(text: str) -> int:
-        return int(text) if text.isdigit() else _HOUR_WORDS.index(text.lower()) + 1
+        return int(text) if text.isdigit() else NUMBER_WORDS.index(text.lower())
 
     def digits(m: re.Match) -> str:
         if m.group("whole"):

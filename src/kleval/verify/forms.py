@@ -21,7 +21,7 @@ from kleval.verify.canonical import (
 )
 from kleval.verify.normalize import DENOMINATOR_WORDS
 from kleval.verify.policy import Policy
-from kleval.verify.units import WORDED_DURATION, worded_duration
+from kleval.verify.units import NOT_AN_ALTERNATIVE, WORDED_DURATION, worded_duration
 
 
 def expand_pm(s: str, limit: int = 3) -> list[str]:
@@ -151,8 +151,8 @@ def _duration_digits(m: re.Match) -> str:
 
 # class dollars-and-cents: "thirty-seven dollars and fifty cents", "37 dollars and 50 cents", "$37 and 50 cents" is $37.50
 # (never a count of cents alone, "50 cents", nor "3 dollars and 150 cents")
-_DOLLARS_AND_CENTS = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?:(?<![\w$])\$ ?(\d[\d,]*)|\b(\d[\d,]*) dollars?)"
-                                r" and (\d{1,2}) cents?\b", re.IGNORECASE)  # (never two amounts, "between 5 dollars and 50 cents")
+_DOLLARS_AND_CENTS = re.compile(NOT_AN_ALTERNATIVE + r"(?:(?<![\w$])\$ ?(\d[\d,]*)|\b(\d[\d,]*) dollars?)"
+                                r" and (\d{1,2}) cents?\b", re.IGNORECASE)
 
 
 # class words-then-digits: a number in words that its digits follow in brackets ("one thousand two hundred (1,200)

@@ -69,11 +69,11 @@ def split_sentences(paragraph: str) -> list[str]:
 # totals or names the value (`_ASIDE_GUARD`: "(and then 8, actually)", "(with a total of 9)", "(where x = 5)"), never
 # math (`\(33\)`) nor a product (`2(a+b)`)
 _PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \(((?:and|with|along with|as well as|where|using) [^()\\]{1,200})\)(?=[.!]?\s*$)")
-# (words of a bracket that corrects, doubts or totals the value, never only explains it)
-_REVISING = (r"or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|should|sorry|not|wrong|no|maybe"
-             r"|perhaps|probably|approximately|about|answer|final|make that|edit(?:ed)?|recount(?:ed|ing)?|update[ds]?|revised?"
-             r"|typo|total|altogether|in all|overall|sum|earned|earns|makes?|gives?|comes? to|well|now|so|profit|loss|approx"
-             r"|left|gave|after")
+# (words of a bracket that corrects or totals the value, `_CORRECTING`, or doubts or revises it, never only explains it)
+_CORRECTING = (r"or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|sorry|wrong|answer|final"
+               r"|make that|typo|so|total|altogether|in all|overall")
+_REVISING = (rf"{_CORRECTING}|should|not|no|maybe|perhaps|probably|approximately|about|edit(?:ed)?|recount(?:ed|ing)?"
+             r"|update[ds]?|revised?|sum|earned|earns|makes?|gives?|comes? to|well|now|profit|loss|approx|left|gave|after")
 _ASIDE_GUARD = re.compile(rf"\b(?:{_REVISING}|minus|plus|less)\b|n't\b|=|\?", re.IGNORECASE)
 _BREAKDOWN_GUARD = re.compile(rf"\b(?:{_REVISING})\b|n't\b|=|\?|\$|\\", re.IGNORECASE)
 
@@ -164,13 +164,14 @@ def without_check_clause(sentence: str) -> str:
 # unit ("The car travels 150 km (3 hours).", "She buys 36 eggs (3 cartons).", "Total earnings: $40 (5 hours).") gives
 # the working behind the value; the value before it is stated (never a bracket that totals, corrects or doubts:
 # `_ASIDE_GUARD`; never math; never a bare value before it, "x (3 hours)")
-_COUNT_ASIDE = re.compile(r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
-                          r" \(((?:for |in |over |from |after |of )?\d[\d,]*(?:\.\d+)? [A-Za-z]{1,15}(?: [a-z]{1,15})?)\)(?=[.!]?\s*$)")
+_VALUE_AND_UNIT = r"(?<![\w.,])(\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
+_COUNT_ASIDE = re.compile(_VALUE_AND_UNIT + r" \(((?:for |in |over |from |after |of )?\d[\d,]*(?:\.\d+)? [A-Za-z]{1,15}(?: [a-z]{1,15})?)\)"
+                          r"(?=[.!]?\s*$)")
 # class breakdown-aside: a closing bracket after a value and its unit that counts its parts ("She needs **15 boxes**
 # (14 full boxes plus 1 box with just 2 cookies).", "The area is 48 square meters (6 m wide by 8 m long).") explains
 # the value; it may add and subtract, never total, correct or doubt (`_BREAKDOWN_GUARD`), nor hold math
-_BREAKDOWN_ASIDE = re.compile(r"(?<![\w.,])(?:\$ ?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?: ?%| [A-Za-z]{1,15}(?: [a-z]{1,15})?))(?:\*\*)?"
-                              r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120}\d[^()]{0,60})\)(?=[.!]?\s*$)")  # (two counts or more)
+_BREAKDOWN_ASIDE = re.compile(_VALUE_AND_UNIT + r" \((\d[\d,]*(?:\.\d+)? ?[A-Za-z][^()]{0,120}\d[^()]{0,60})\)(?=[.!]?\s*$)")  # (two
+# counts or more)
 # class rounded-aside: a closing bracket that gives the value before rounding ("We need **7 buses** (6.25 rounded up).",
 # "(rounded up from 6.25)") explains the value; the rounded one is stated
 _ROUNDED_ASIDE = re.compile(r"(?<=[\w*%$]) \((?:-?\d[\d,]*(?:\.\d+)? (?:rounded|round(?:ed|s)? (?:up|down|off))\b[^()]{0,40}"
@@ -188,6 +189,8 @@ def _is_last_result(value: str, before: str) -> bool:
     results = _RESULT.findall(before[-1500:])
     number = re.search(r"\d[\d,]*(?:\.\d+)?", value)
     return bool(results and number) and results[-1].replace(",", "") == number.group(0).replace(",", "")
+
+
 # class out-of-ratio: "So the probability is 3 out of 10." is the ratio 3/10 too, when its count answers no gold
 _OUT_OF_RATIO = re.compile(r"(?<![\d.,])(\d+) out of (\d+)(?![\d.,]*\d)(?=\D*$)")  # (nothing counted after it)
 
@@ -201,9 +204,7 @@ def out_of_ratio(completion: str, span: str) -> str | None:
 # class added-aside: a closing bracket that adds another result ("So $a^2+b^2 = 14$ (and, if needed later, $a^3 + b^3 =
 # (a+b)^3 - 3ab(a+b) = 52$).") is no part of the statement before it; never one that corrects, doubts or totals
 _ADDED = re.compile(r"\((?:and|as well as|along with|also)\b,? ", re.IGNORECASE)
-_ADDITION_GUARD = re.compile(r"\b(?:or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|sorry|wrong"
-                             r"|answer|final|make that|typo|so|thus|hence|therefore|total|altogether|in all|overall)\b|\?",
-                             re.IGNORECASE)
+_ADDITION_GUARD = re.compile(rf"\b(?:{_CORRECTING}|thus|hence|therefore)\b|\?", re.IGNORECASE)
 
 
 def _without_added_aside(sentence: str) -> str:
@@ -236,8 +237,8 @@ def without_parenthetical_aside(sentence: str, working: str = "") -> str:
     if aside is not None and not _ASIDE_GUARD.search(aside.group(2)) and not _is_last_result(aside.group(2), working + sentence[: aside.start()]):
         return sentence[: aside.start(2) - 2] + sentence[aside.end(2) + 1 :]
     breakdown = _BREAKDOWN_ASIDE.search(sentence)
-    if breakdown is not None and not _BREAKDOWN_GUARD.search(breakdown.group(1)):
-        return sentence[: breakdown.start(1) - 2] + sentence[breakdown.end(1) + 1 :]
+    if breakdown is not None and not _BREAKDOWN_GUARD.search(breakdown.group(2)):
+        return sentence[: breakdown.start(2) - 2] + sentence[breakdown.end(2) + 1 :]
     m = _PARENTHETICAL_ASIDE.search(sentence)
     if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
         return sentence

@@ -11,6 +11,7 @@ import re
 from fractions import Fraction
 
 from kleval.verify.commitment import is_aside
+from kleval.verify.dates import NUMBER_WORDS
 
 _SPACES = re.compile(r"\s+")
 
@@ -209,7 +210,9 @@ def compound_quantity(s: str) -> str:
 # and 25 cents", or a duration in words, "a quarter of an hour", "an hour and a half", "two and a half hours", is read
 # in its larger unit where it is extracted (3.4 hours, $1.25); it answers a gold counted in the smaller unit too (204
 # minutes, 125 cents), never a part of it (the 3, the 24)
-_COMPOUND_IN_TEXT = re.compile(r"(?<!between )(?<!either )(?<!from )(?<!or )(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
+# (never one of two amounts, "between 5 dollars and 50 cents", "either 2 hours or ...")
+NOT_AN_ALTERNATIVE = r"(?<!between )(?<!either )(?<!from )(?<!or )"
+_COMPOUND_IN_TEXT = re.compile(NOT_AN_ALTERNATIVE + r"(?<![\w.,])(\$ ?)?(\d+) ?([A-Za-z]+)\.?,? (?:and )?(\d+) ?([A-Za-z]+)\b")
 # (never a compound compared, "..., 1 minute 30 seconds less than last year")
 _COMPARED_AFTER = re.compile(r"\W{0,3}(?:less|more|longer|shorter|faster|slower|earlier|later|before|after|ago|than)\b", re.IGNORECASE)
 # ("an hour and 15 minutes" is "1 hour and 15 minutes")
@@ -218,11 +221,9 @@ _ONE_LARGER_UNIT = re.compile(r"\b(?:an?|one) (hour|minute|foot|pound|dollar) an
 # "two and a half hours" (never "half an hour or so", "half an hour to an hour")
 WORDED_DURATION = re.compile(r"(?<![\w-])(?:(?P<quarter>(?:a|one) quarter|three quarters|half) (?:of )?an? (?P<q_unit>hour|minute)"
                              r"|an? (?P<unit>hour|minute) and a half"
-                             r"|(?P<count>an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+) and a half (?P<c_unit>hours|minutes))"
+                             rf"|(?P<count>an?|{'|'.join(NUMBER_WORDS[1:11])}|\d+) and a half (?P<c_unit>hours|minutes))"
                              r"\b(?! or\b| to\b)", re.IGNORECASE)
-_SMALL_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                "nine": 9, "ten": 10}
-_SMALLER = {"h": ("min", 60), "min": ("s", 60)}
+_SMALLER = {"h": ("minutes", 60), "min": ("seconds", 60)}  # (the smaller unit's word, and how many make one)
 
 
 def worded_duration(m: re.Match) -> tuple[Fraction, str]:
@@ -231,7 +232,7 @@ def worded_duration(m: re.Match) -> tuple[Fraction, str]:
     if m.group("quarter"):
         return {"half": Fraction(1, 2), "three quarters": Fraction(3, 4)}.get(m.group("quarter").lower(), Fraction(1, 4)), unit
     count = (m.group("count") or "a").lower()
-    return (int(count) if count.isdigit() else _SMALL_WORDS[count]) + Fraction(1, 2), unit
+    return (int(count) if count.isdigit() else 1 if count in ("a", "an") else NUMBER_WORDS.index(count)) + Fraction(1, 2), unit
 
 
 def _compounds(text: str):
@@ -255,8 +256,7 @@ def _compounds(text: str):
     for m in WORDED_DURATION.finditer(text):
         big, unit = worded_duration(m)
         smaller, ratio = _SMALLER[_unit_word(unit)]
-        yield (sympy.Rational(big.numerator, big.denominator), big * ratio, {"min": "minutes", "s": "seconds"}[smaller], m.end(),
-               m.start())
+        yield sympy.Rational(big.numerator, big.denominator), big * ratio, smaller, m.end(), m.start()
 
 
 def closing_compound(sentence: str) -> str | None:
