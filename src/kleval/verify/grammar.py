@@ -744,17 +744,15 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10
            "k": 10**3, "m": 10**6, "bn": 10**9}  # (the last three: money suffixes, "$70K", "$1.2M", "$3bn")
 
 
+# (a line that opens as a check; narrower than commitment.is_aside on purpose: that one also skips notes and remarks,
+# which changed a verdict when tried)
+_CHECK_LINE = re.compile(r"[^\w\n]{0,4}(?:verification|verify(?:ing)?|check(?:ing)?|sanity check|double-check\w*)\b", re.IGNORECASE)
 _RESTATING_SHARE = re.compile(r",\s*or\s+(?:about\s+)?\d+(?:\.\d+)?\s?(?:%|percent)\s*,", re.IGNORECASE)
 _PART_OF_WHOLE = re.compile(r"(?<![\d.,])(\d[\d,]*) (?:of|out of) (?:the |all |all the |her |his |their |its )?\d[\d,]*(?![\d.,])"
                             r" [a-z]+", re.IGNORECASE)
 _RESTATING_PARENTHETICAL = re.compile(r" ?\((?:that's|that is|i\.e\.,?|which is|=) [^()]{1,60}\)", re.IGNORECASE)
 # (a box, `####`, an answer tag or an `A:` line commits its value whatever the prose around it says)
 _MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", "json-answer")
-
-
-def _line_at(text: str, at: int) -> str:
-    end = text.find("\n", at)
-    return text[text.rfind("\n", 0, at) + 1 : end if end != -1 else len(text)]
 
 
 def find_number_answer(text: str) -> tuple[str | None, str]:
@@ -769,8 +767,8 @@ def find_number_answer(text: str) -> tuple[str | None, str]:
     digits = number.strip().lstrip("$")
     tail = answer_region(text).rstrip()[-600:]
     at = tail.rfind(digits)
-    while at > 0 and is_aside(_line_at(tail, at)):  # (the value where it is stated, never in an aside after it, a
-        at = tail.rfind(digits, 0, tail.rfind("\n", 0, at))  # verification line "Verification: 7 + 9 + 11 = 27 ✓")
+    while at > 0 and _CHECK_LINE.match(tail, tail.rfind("\n", 0, at) + 1):  # (the value where it is stated, never in
+        at = tail.rfind(digits, 0, tail.rfind("\n", 0, at))  # a check line after it, "Verification: 7 + 9 + 11 = 27 ✓")
     if at == -1:  # a value read from words ("he will go ten miles") is checked where its words stand
         tail = worded_numbers_as_digits(tail)  # (so "at least ten sheep" bounds 10 too)
         at = tail.rfind(digits)
