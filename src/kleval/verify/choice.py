@@ -123,9 +123,13 @@ def _copula_label_pattern(letters: str) -> re.Pattern[str]:
 
 
 def _not_then_letter(letters: str) -> re.Pattern[str]:
-    return re.compile(rf"\bnot (?:option |choice )?\(?(?-i:[{letters}])\)?[;,.]? (?:but |rather )?(?:it(?:'s| is)|the answer"
+    # (also several letters denied, "It is not A or B \u2014 it is D, the tilt of Earth's axis.", and the option's text after
+    # a comma; never a second letter after it, "it is B, C")
+    one = rf"(?:option |choice )?\(?(?-i:[{letters}])\)?"
+    return re.compile(rf"\bnot {one}(?:(?:,| or| nor) {one})*(?:[;,.]| [\u2014\u2013-])? (?:but |rather )?(?:it(?:'s| is)|the answer"
                       rf" is|the correct (?:answer|option|choice) is) (?:option |choice )?\(?(?-i:([{letters}]))\)?"
-                      rf"(?![A-Za-z0-9])(?! ?(?:,|&|/|-|—|–|\.\.|\b(?:and|or|for|in|when|at|through|to|versus|vs|plus|with)\b))",
+                      rf"(?![A-Za-z0-9])(?! ?(?:,(?= ?(?:and |or )?\(?(?-i:[{letters}])\)?(?![A-Za-z]))|&|/|-|—|–|\.\."
+                      rf"|\b(?:and|or|for|in|when|at|through|to|versus|vs|plus|with)\b))",
                       re.IGNORECASE)
 
 
@@ -335,7 +339,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
     # class answer-first (kleval.verify.answer_phrases): "**C**. Here's why:" opens with the chosen letter
-    opening = re.match(rf"\W{{0,3}}?(?:\*\*)?\(?([{letters}])\)?(?:\*\*)?[.:)]? ?(?:[-\u2014\u2013:] ?)?{EXPLAINS}",
+    # (also the letter on a line of its own and the explanation below it: "**C**\n\nExplanation: ...")
+    opening = re.match(rf"\W{{0,3}}?(?:\*\*)?\(?([{letters}])\)?(?:\*\*)?[.:)]?(?:[ \t]*\n\s*| ?(?:[-\u2014\u2013:] ?)?){EXPLAINS}",
                        region.lstrip(), re.IGNORECASE)
     if opening is not None:
         at = len(region) - len(region.lstrip())
@@ -375,7 +380,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if not phrases:  # class choice-not-then-letter: a closing "The answer is not A; it is B." denies one letter and
         # names another (never a condition, "If it's not A, it's B.", nor a second letter after it, "it's B or C")
         phrases = [(offset + m.start(1), m.group(1), "answer-phrase", offset + m.end())
-                   for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)]
+                   for m in _not_then_letter(letters).finditer(tail) if _denial_commits(tail, m, letters)
+                   and (not tail.startswith(",", m.end()) or not tail[m.end() + len(_sentence_after(tail, m.end())) :].strip())]
+        # (an option's text after a comma only in the sentence that closes the text: never "it's B, since ... Hmm, ...")
     if not phrases:  # class choice-option-at-end, only where nothing else commits
         phrases = [(offset + m.start(), _letter_of(m), "conclusion-letter", offset + m.end())
                    for m in _option_at_end_pattern(letters).finditer(tail) if _closing_choice(tail, m, letters)]
@@ -473,8 +480,9 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if valued is not None:
         return valued, "value-option"
     last = None
-    for last in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
-        pass
+    for mention in re.finditer(rf"\(([{letters}])\)|\*\*([{letters}])[.):]?\*\*", tail):
+        if not _reviewed_or_denied(tail, mention, letters):
+            last = mention
     # (class choice-answer-not-a-label: a closing answer that is a value, "**Answer: 4**", "\\boxed{7}", commits to no
     # option; the last label mentioned before it, an option list's "(iv) 7", is no guess)
     if last is not None and (value := _VALUE_ANSWER.search(tail, last.end())):
@@ -484,7 +492,60 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     named = _option_named(region, letters)
     if named is not None:
         return named, "option-text-answer"
+    named = _option_text_in_closing(region, letters)
+    if named is not None:
+        return named, "option-text-in-closing-sentence"
     return None, "no choice letter found"
+
+
+# class choice-mention-roles: the last option label mentioned is the answer only when it is mentioned as one; a label
+# that opens a line reviewing the options ("- (D) Fermentation only regenerates NAD+"), one of a list of the options
+# ("The options were (A) NH3, (B) BF3, (C) H2O, (D) CH4.") or one the sentence denies ("option (C), not (B)", "rather
+# than (B)") is read past
+_DENIED_LABEL = re.compile(r"(?:\bnot|\bnor|\bneither|\brather than|\binstead of|\bover|n't)\W{0,3}(?:options? |choices? )?\W{0,2}$",
+                           re.IGNORECASE)
+
+
+def _reviewed_or_denied(text: str, m: re.Match, letters: str) -> bool:
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    opening = re.fullmatch(r"[ \t]*([-*\u2022]|\d+[.)])?[ \t]*\**", text[line_start : m.start()])
+    if opening and (opening.group(1) or "\n" in text[m.end() :].rstrip()):
+        return True  # (a list item, or a line before the last, that opens with the label reviews that option; a last line
+        # that opens with one, "(C) 42", answers)
+    start = sentence_start(text, m.start())
+    end = re.search(r"[.!?](?:\s|$)|\n", text[m.end() :])
+    sentence = text[start : m.end() + end.end()] if end else text[start:]
+    if len(re.findall(rf"\((?-i:[{letters}])\)", sentence)) >= 3:
+        return True
+    return bool(_DENIED_LABEL.search(text[max(start, m.start() - 24) : m.start()]))
+
+
+# class option-text-in-closing-sentence: the closing sentence names the text of exactly one of the options the completion
+# listed, on lines of their own ("B. Mitochondrial matrix — contains the citric acid cycle enzymes.") or in one line
+# ("The options were (A) NH3, (B) BF3, (C) H2O, (D) CH4."), and no option label: "The Krebs cycle takes place in the
+# mitochondrial matrix." chooses B. Never a sentence that denies or hedges, nor one naming two options' texts.
+_INLINE_OPTION = re.compile(r"\(([A-J])\)\s*([^,;()\n]{1,60}?)\s*(?=,|;|\.(?:\s|$)|\s\([A-J]\)|\s*$|\s+or\b|\s+and\b)")
+
+
+def _option_text_in_closing(region: str, letters: str) -> str | None:
+    body = region.rstrip()
+    closing = (re.split(r"(?<=[.!?])\s+|\n", body.replace("**", "")) or [""])[-1]
+    if not closing or _DENIES_OR_HEDGES.search(closing) or re.search(rf"(?<![A-Za-z])\(?(?-i:[{letters}])\)?(?![A-Za-z'\u2019])", closing):
+        return None
+    listed = [(m.group(1), m.group(2)) for m in _OPTION_LINE.finditer(body[: len(body) - len(closing)])]
+    listed += [(m.group(1), m.group(2)) for m in _INLINE_OPTION.finditer(body[: len(body) - len(closing)])]
+    texts: dict[str, str] = {}
+    for letter, text in listed:
+        name = re.split(r"\s+[\u2014\u2013-]\s+|:\s|\s+\(", re.sub(r"[*_]", "", text).strip())[0].strip(" .").lower()
+        if letter in letters and len(name) >= 2:
+            texts[letter] = name
+    if len(texts) < 2 or len(set(texts.values())) < len(texts):
+        return None
+    low = closing.lower()
+    named = {letter for letter, name in texts.items() if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", low)}
+    # (a name inside another's, "mitochondrial membrane" in "inner mitochondrial membrane", names the longer one only)
+    named = {a for a in named if not any(a != b and texts[a] in texts[b] for b in named)}
+    return named.pop() if len(named) == 1 else None
 
 
 # class option-text-answer: a closing "So the answer is the mitochondria." after the text's own option list ("B.

@@ -25,6 +25,7 @@ from kleval.verify.sentence_values import (
     main_clause_value,
     math_balanced,
     split_sentences,
+    which_remark_value,
     without_check_clause,
     without_parenthetical_aside,
 )
@@ -155,6 +156,9 @@ def sentence_value(sentence: str, concluding: bool) -> tuple[str | None, bool]:
         # class compound-in-smaller-unit: "So she works 3 hours 24 minutes." states one quantity (read in hours and
         # in minutes, kleval.verify.units), never its 24
         return closing, concluding
+    remarked = which_remark_value(s, concluding)
+    if remarked is not None:
+        return remarked, concluding
     last_clause = None
     for last_clause in CONCLUDING_CLAUSE.finditer(s):
         pass

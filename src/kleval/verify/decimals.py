@@ -7,6 +7,7 @@ only where one side is a number, so `1,2` stays a list of two answers everywhere
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 # class dot-grouped-thousands: "2.598.960", two or more groups of three after points, is one integer (a decimal has one
@@ -19,7 +20,12 @@ def decimal_places(x: Any) -> int:
     """Places after the point of a rational written as a terminating decimal (its denominator 2^a 5^b)."""
     if x is None or not x.is_Rational or x.q == 1:
         return 0
-    q, twos, fives = int(x.q), 0, 0
+    return _places(int(x.q))
+
+
+def _places(q: int) -> int:
+    """Places of the terminating decimal of 1/q (q reduced, above 1), or 0 when it does not terminate."""
+    twos = fives = 0
     while q % 2 == 0 and twos < 140:  # reduced: 0.8660254037844386 is 4330127018922193/(2^15 5^16)
         q //= 2
         twos += 1
@@ -106,3 +112,34 @@ def rounds_to_gold(gold_source: str, pred_source: str) -> bool:
     if Decimal(p.group(0)) == Decimal(g.group(0)):
         return False  # (the same value with trailing zeros, 0.50 for 0.5, is equal already)
     return Decimal(p.group(0)).quantize(Decimal(1).scaleb(-len(g.group(1))), rounding=ROUND_HALF_UP) == Decimal(g.group(0))
+
+
+# class fraction-in-final-line (kind number): a final line's value written as a fraction or a mixed number is one value,
+# never its last digits: "Ben needs $7\frac{1}{2}$ cups", "7 1/2 cups", "7½ cups", "$\frac{15}{2}$ cups" state 7.5
+# (a fraction in a computation, "3/4 × 10 = 7.5", "1/2 of 15", is no value of the line's own and stays as written; "1/3
+# of the pizza" is one)
+_VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5), "⅗": (3, 5),
+           "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8)}
+_FRACTION_TOKEN = re.compile(
+    r"(?<![\w.,/^=+×*·-])(?:\$|\\\()?\s*(?P<whole>\d+)?\s*(?:\\[dt]?frac\{(?P<n1>\d+)\}\{(?P<d1>\d+)\}|\\[dt]?frac(?P<n2>\d)(?P<d2>\d)"
+    rf"|(?P<n3>\d+)/(?P<d3>\d+)|(?P<v>[{''.join(_VULGAR)}]))\s*(?:\$|\\\))?(?![\w/^=+×*·(-]|\s*(?:[=+×*·/-]|\\times|\\cdot|of\s+\$?\d))")
+
+
+def fractions_as_decimals(line: str) -> str:
+    """`line` with each fraction or mixed number that stands as a value of its own written as its terminating decimal
+    ("7 1/2" -> "7.5"); one that does not terminate ("1/3") becomes the words "a fraction", so no digit of it is read."""
+    def decimal(m: re.Match) -> str:
+        if m.group("v"):
+            n, d = _VULGAR[m.group("v")]
+        else:
+            n, d = (int(m.group(g)) for g in (("n1", "d1") if m.group("n1") else ("n2", "d2") if m.group("n2") else ("n3", "d3")))
+        whole = int(m.group("whole") or 0)
+        if d == 0 or (whole and n >= d) or (m.group("whole") and m.group("n3") and not re.search(r"\s", m.group(0).strip("$ \\()"))):
+            return m.group(0)  # (no mixed number: "4 10/3"; "12/5" glued to its whole is no "1 2/5")
+        value = Fraction(whole * d + n, d)
+        places = _places(value.denominator) if value.denominator != 1 else 0
+        if value.denominator != 1 and places == 0:
+            return " a fraction "
+        lead = " " if m.group(0)[:1].isspace() else ""
+        return lead + (str(value.numerator) if value.denominator == 1 else f"{value.numerator / value.denominator:.{places}f}")
+    return _FRACTION_TOKEN.sub(decimal, line)

@@ -59,6 +59,7 @@ from kleval.verify.commitment import (
 )
 from kleval.verify.conclusions import closing_doubt, conclusion, no_solution_statement
 from kleval.verify.conclusions import negated as clause_negates
+from kleval.verify.decimals import fractions_as_decimals
 from kleval.verify.extract import (
     boxes_with_positions,
     compact_whitespace,
@@ -602,7 +603,8 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         unknown = re.fullmatch(r"[a-z] ?= ?(-?\d+(?:\.\d+)?)", last.span.strip()) if last is box else None
         if last is box and last.end > 0 and (re.fullmatch(r"-?\d+(?:\.\d+)?", last.span.strip())
-                                             and re.search(rf"(?<![\d.]){re.escape(last.span.strip())} ?(?:\\times|\\cdot|[×*+\-−/÷]) ?\d",
+                                             and re.search(rf"(?<![\d.]){re.escape(last.span.strip())} ?(?:\\times|\\cdot|[×*+\-−/÷]) ?\d"
+                                                           rf"|\d ?(?:\\times|\\cdot|[×*+\-−/÷]) ?{re.escape(last.span.strip())}(?![\d.])",
                                                            region[last.end :])
                                              # (or a box that solves for the unknown the working then substitutes: "x =
                                              # \boxed{4}. Now substitute into the requested expression: ... = 28.")
@@ -611,8 +613,12 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             # class intermediate-box: a box the working then computes with ("4 \times 6 = \boxed{24} markers per
             # classroom ... 24 \times 4 = 96. So the school needs 96 markers in total.") is a step; a later
             # concluding sentence with another value answers
+            # (also a plain final statement of the result the working after the box computes: "$$6 \cdot 16 = 96.$$ The
+            # surface area is 96 square units.")
             later = conclusion(region[last.end :])
-            if later is not None and later.how == "conclusion-sentence" and re.search(r"\d", later.span) \
+            computed = later is not None and later.how == "final-statement" and re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", later.span.strip()) \
+                and re.search(rf"= ?\$?{re.escape(later.span.strip())}(?![\d.,]\d)", region[last.end :])
+            if later is not None and (later.how == "conclusion-sentence" or computed) and re.search(r"\d", later.span) \
                     and not _same_value(last.span, later.span):
                 return drop_restatement(later.span), "conclusion-sentence/after-intermediate-box"
         opening_box = last.how == "boxed" and re.fullmatch(r"[$*\\()\[\] ]*", region[: last.start]) is not None \
@@ -917,6 +923,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
         lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
+        lines[-1] = fractions_as_decimals(lines[-1])  # class fraction-in-final-line (kleval.verify.decimals)
         last_sentence = (split_sentences(lines[-1]) or [""])[-1]  # class worded-number-in-sentence: "he will go ten miles"
         if last_sentence and lines[-1].endswith(last_sentence):
             lines[-1] = lines[-1][: len(lines[-1]) - len(last_sentence)] + worded_numbers_as_digits(last_sentence)

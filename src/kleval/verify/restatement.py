@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from kleval.verify.dates import worded_clock_as_digits
+
 _NUMBER = r"-?(?:\d+(?:\.\d+)?|\.\d+)(?:/\d+)?(?: ?\\?%)?|-?\\[dt]?frac\{\d+\}\{\d+\}"
 _SIGN = r"(?:=|≈|\\approx|~|about|approximately|approx\.?|or|i\.e\.,?)"
 # (a comma before the parenthesis comes from joining two math blocks; it is kept only after an explicit sign)
@@ -86,6 +88,72 @@ def drop_restatement(span: str) -> str:
     if re.match(r"\( ?or\b", m.group(0).lstrip(" ~\\,;!$")) and not _same_number(head, m.group(1) or m.group(2)):
         return span  # class parenthetical-alternative: "12 (or 13)" offers a second value; "100 (or 100.0)" restates it
     return head
+
+
+# class equal-value-bracket: a closing bracket in words that restates the value before it in another form ("... is
+# $\frac{3}{8}$ (which is 0.375 as a decimal).", "7.5 cups (7 1/2 cups)", "3/8 (that's 37.5%)") is no second value: the
+# two are one number, so the bracket is read past. Never a bracket that corrects, doubts or supposes ("(not 0.375)",
+# "(or rather 0.4)", "(if rounded, 0.38)"), nor one whose value differs ("(0.4 as a decimal)" restates nothing).
+_SIMPLE_VALUE = re.compile(r"(-?)(?:\\[dt]?frac\{(\d+)\}\{(\d+)\}|(\d+)\s+(\d+)/(\d+)|(\d+)/(\d+)|(\d[\d,]*(?:\.\d+)?|\.\d+))\s*(\\?%|percent)?")
+_EQUAL_BRACKET = re.compile(r"\(([^()]{1,120})\)[ .!]*$")
+_BRACKET_TURNS = re.compile(r"\b(?:not|no|but|wrong|incorrect|actually|correct(?:ed|ion)?|rather|instead|if|would|could|might|maybe"
+                            r"|perhaps|or so|wait|hmm|than|minus|plus|times|each|per)\b|n't\b|[=+×*·?]", re.IGNORECASE)
+
+
+def _values(text: str) -> list:
+    from fractions import Fraction
+
+    out = []
+    for m in _SIMPLE_VALUE.finditer(text.replace("$", " ")):
+        sign = -1 if m.group(1) else 1
+        if m.group(2):
+            whole, n, d = 0, int(m.group(2)), int(m.group(3))
+        elif m.group(4):
+            whole, n, d = int(m.group(4)), int(m.group(5)), int(m.group(6))
+        elif m.group(7):
+            whole, n, d = 0, int(m.group(7)), int(m.group(8))
+        else:
+            whole, n, d = 0, Fraction(m.group(9).replace(",", "")), 1
+        if d == 0:
+            continue
+        value = sign * (whole + Fraction(n) / d)
+        out.append((m.start(), m.end(), value / 100 if m.group(10) else value))
+    return out
+
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?\s?m\b\.?)?", re.IGNORECASE)
+
+
+def _clocks(text: str) -> list:
+    """(start, end, (minutes past 12, am or pm or None)) of each clock time ("4:15 PM", "16:15")."""
+    out = []
+    for m in _CLOCK.finditer(text):
+        hours, minutes = int(m.group(1)), int(m.group(2))
+        if hours > 23 or minutes > 59:
+            continue
+        half = m.group(3).lower() if m.group(3) else ("p" if hours >= 12 else None)
+        out.append((m.start(), m.end(), ((hours % 12) * 60 + minutes, half)))
+    return out
+
+
+def without_equal_restatement(sentence: str) -> str:
+    """`sentence` without a closing bracket that restates, in words, the value just before it (class equal-value-bracket;
+    also a clock in words and its digits, "at quarter past four in the afternoon (4:15 PM)")."""
+    m = _EQUAL_BRACKET.search(sentence)
+    if m is None or _BRACKET_TURNS.search(m.group(1)) or len(m.group(1).split()) > 8:
+        return sentence
+    head = sentence[: m.start()].rstrip()
+    inner_clocks = _clocks(m.group(1))
+    if inner_clocks:
+        before = _clocks(worded_clock_as_digits(head))
+        if len(inner_clocks) != 1 or not before or before[-1][2][0] != inner_clocks[0][2][0] \
+                or None not in (before[-1][2][1], inner_clocks[0][2][1]) and before[-1][2][1] != inner_clocks[0][2][1]:
+            return sentence
+        return head + m.group(0)[len(m.group(1)) + 2 :]
+    inner, before = _values(m.group(1)), _values(head)
+    if len(inner) != 1 or not before or len(head[before[-1][1] :].split()) > 4 or re.search(r"\d", head[before[-1][1] :]):
+        return sentence
+    return head + m.group(0)[len(m.group(1)) + 2 :] if before[-1][2] == inner[0][2] else sentence
 
 
 def _same_number(head: str, other: str) -> bool:

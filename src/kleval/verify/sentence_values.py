@@ -8,7 +8,7 @@ from kleval.verify.dates import trailing_date
 from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
 from kleval.verify.extract import math_blocks
 from kleval.verify.glued import standalone, trailing_expression, unit_power
-from kleval.verify.restatement import drop_restatement
+from kleval.verify.restatement import drop_restatement, without_equal_restatement
 from kleval.verify.statements import is_joiner, joined_math
 from kleval.verify.units import compound_quantity, unit_of, unit_ratio
 from kleval.verify.value_lists import list_after_copula
@@ -230,7 +230,7 @@ def without_parenthetical_aside(sentence: str, working: str = "") -> str:
     """`sentence` without a closing bracketed aside, when the statement before it holds a value of its own, and without
     a bracket that converts a value to another unit; `working` is the text up to the sentence (class count-aside and
     out-of-tail read it)."""
-    sentence = _without_conversion(sentence)
+    sentence = without_equal_restatement(_without_conversion(sentence))  # (class equal-value-bracket)
     sentence = _OUT_OF_TAIL.sub(lambda m: m.group(0) if _is_last_result(m.group(2), working + sentence) else m.group(1), sentence)
     sentence = _without_added_aside(_ROUNDED_ASIDE.sub("", sentence))
     aside = _COUNT_ASIDE.search(sentence)
@@ -498,6 +498,33 @@ _COMPARISON_TAIL = re.compile(r", (?:compared (?:with|to)|as opposed to|versus|v
 # (never one that goes on to a result of its own, "..., compared with $60 for plan A, a saving of $15.")
 _COMPARISON_RESULT = re.compile(r"\b(?:saving|savings|saves?|difference|total|so|thus|which|that is|i\.e|gain|loss|increase"
                                 r"|decrease|more|less|fewer)\b", re.IGNORECASE)
+
+
+# class which-remark: a relative clause after the main clause's one value remarks on it ("Anna has 15 apples, which is 3
+# more than Tom.", "So Ethan pays $50 each month, which is $600 in total over 12 months.", "The sale price is $20, which
+# is 80% of the original price."): the value is the main clause's. A main clause that computes, "500 + 1,500 + 125
+# blocks, which is 2,125 blocks", or holds no value of its own is concluded by the clause, which is read as before.
+_WHICH_REMARK = re.compile(r", (?:which|that)(?:'s| is| was| are| comes to| works out to| amounts to| means| gives)? (?!\w+ (?:means|gives|makes)\b)",
+                           re.IGNORECASE)
+_WHICH_RESULT = re.compile(r"[=+×*·/÷^]|\\(?:times|cdot|div|frac)|\s[-−]\s|\b(?:plus|minus|times)\b", re.IGNORECASE)
+
+
+def which_remark_value(s: str, concluding: bool) -> str | None:
+    """The main clause's one value before a relative clause that remarks on it (class which-remark), or None."""
+    m = _WHICH_REMARK.search(s)
+    if m is None or not _one_value(s[: m.start()]) or not re.search(r"\d|\$", s[m.end() :]):
+        return None
+    # (a sentence read only for a value it states after a copula, "..., which is 3 more than Tom", states the main one)
+    return value_ending(s[: m.start()], True) if concluding or value_ending(s, False) else None
+
+
+def _one_value(head: str) -> bool:
+    """Whether a main clause states one value and computes nothing (class which-remark)."""
+    head = re.sub(r"\$(?=\d[\d,]*(?:\.\d+)?(?![\d.,]*\$))", "", head)  # (a currency sign is no math: "pays $50 each month")
+    if not math_balanced(head) or _WHICH_RESULT.search(head):
+        return False
+    blocks = math_blocks(head)
+    return len(blocks) + len(re.findall(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?", outside_math(head, blocks))) == 1
 
 
 def _concluded_clause(s: str) -> str | None:
