@@ -33,6 +33,7 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         # "*Answer*: *D*", "__Answer__: __B__", "_Answer:_ C")
         rf"(?:(?<![A-Za-z])answer[*_]{{0,2}}(?: {ANSWER_COPULA})?(?: ?:| ?{ARROW})?(?:[*_]{{1,2}})?(?: ?[-–—])?"
         r"|(?:option|choice)(?: is| ?:| ?" + ARROW + ")"
+        r"|(?<![A-Za-z])final(?: choice| pick| verdict)?[*_]{0,2} ?:[*_]{0,2}"  # ("Final: C", "**Final choice:** B")
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d| must| have to| am going to|['’]m going to)? (?:choose|pick|select|go with)"
         # (class choice-answer-belief: "Answer: I think it is C", "Answer: I believe B")
         r"|(?<![A-Za-z])answer[*_]{0,2} ?:[*_]{0,2} ?I (?:think|believe|guess|would say|['’]d say)(?: that)?(?: it(?:['’]s| is| must be))?"
@@ -58,7 +59,7 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         rf"|(?<![A-Za-z])choice_(?-i:([{letters}]))\b"
         # (class choice-chinese-choose: an option declared right, "只有选项C是对的", "C项正确"; never "D项不对")
         rf"|(?<![A-Za-z])(?-i:([{letters}]))(?:项|項)?(?:是|为|為)?(?:对|對|正确|正確)"
-        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best"
+        rf"|(?<![A-Za-z(])(?-i:([{letters}]))\)? is (?:the )?(?:correct|right|valid|true|best|better"
         r"|only (?:one|option|choice|statement|answer) that (?:holds|works|fits|is true|is correct|survives))\b"
         # (class choice-verdict-after-clause: the verdict after a relative clause that restates the option, "Option I,
         # which says that no two electrons pair up while an empty orbital is left, is correct."), only as the writer's own

@@ -56,6 +56,54 @@ def main_clause_number(line: str) -> str | None:
     return numbers[0].group(0).rstrip(",")
 
 
+# class computed-result (kind number): of the numbers of a final line, the one the working computed (it follows an "="
+# there) is the answer and the others are the givens it restates: "5 × 8 = 40. The total is 40 pencils across 5 boxes."
+# is 40, "There are 40 pencils inside the 5 boxes." too, whatever the preposition. Only when exactly one of the line's
+# numbers is such a result and every other one was written before it.
+_RESULT = re.compile(r"(?:=|≈|\\approx)\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
+
+
+_STATED = re.compile(r"(?:=|≈|\\approx|\b(?:is|are|was|were|equals|gives|makes)\b)\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)",
+                     re.IGNORECASE)
+
+
+def computed_result(line: str, working: str) -> str | None:
+    """The one number of `line` that the `working` before it computed, when the line's other numbers are givens."""
+    numbers = {m.group(0).rstrip(",").replace(",", "") for m in standalone_numbers(re.sub(r"[$*]", " ", line))}
+    if len(numbers) < 2:
+        return None
+    plain = working.replace(",", "")
+    hits = numbers & {m.group(1) for m in _RESULT.finditer(plain)}
+    stated = {m.group(1) for m in _STATED.finditer(plain)}  # (a given is never itself a stated result: "Final Answer: mean
+    # 9, standard deviation 4" after "the standard deviation is 4" names two results)
+    if len(hits) != 1 or any(n in stated or not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", plain) for n in numbers - hits):
+        return None
+    return hits.pop()
+
+
+# class computed-statement: a closing sentence of plain prose that states one number, the result the working computed
+# before it ("4 × 6 = 24.\n\nShe baked 24 cookies."), states the answer, with no copula or concluding word; never a
+# step of the working ("Then she buys 12 more.", "So far we have 60."), a sentence that computes, bounds or denies, nor
+# a number the working did not compute
+_STEP_OPENING = re.compile(r"^\W{0,4}(?:then|next|now|first|second|after that|so far|let|we (?:need|want|have to)|to )\b", re.IGNORECASE)
+
+
+def computed_statement(sentence: str, working: str) -> str | None:
+    """The one number of a plain closing `sentence` when the `working` before it computed that number, else None."""
+    plain = re.sub(r"[*_]{1,3}", "", sentence).strip()
+    if len(re.findall(r"[A-Za-z]{2,}", plain)) < 2 or re.search(r"[^\x00-\u024f\u2000-\u22ff]|\d!", plain):
+        return None  # (English prose only, "所以舍去的值是 3" discards its 3; never a factorial, "4! ways")
+    if _STEP_OPENING.match(plain) or re.search(r"[=+×*·÷^<>≤≥]|\\|\$(?!\d)|\b(?:more|less|fewer|than|at least|at most|up to|"
+                                               r"if|when|would|could|might|not|no|never|each|per|every)\b|n't\b", plain, re.IGNORECASE):
+        return None
+    numbers = standalone_numbers(plain.replace("$", " "))
+    if len(numbers) != 1:
+        return None
+    number = numbers[0].group(0).rstrip(",")
+    results = {m.group(1) for m in _RESULT.finditer(working.replace(",", ""))}
+    return number if number.replace(",", "") in results else None
+
+
 _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"
                            r"|(\d[\d,]*(?:\.\d+)?)(?: [A-Za-z]+){0,2},? (?:in )?total\b(?! of)", re.IGNORECASE)
 

@@ -25,7 +25,15 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
                r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b"
                # ("\boxed{2}\n\nActually, no.", "my own calculation is different", "I get a different answer")
                r"|(?<![?]\s)(?<![?]\s\s)actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)")
-_DOUBT = r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|let me (?:re-?examine|re-?think)"
+_DOUBT = (r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|let me (?:re-?examine|re-?think)"
+          # (a second look in other words: "On reflection, ...", "Upon review, ...", "Rethinking this, ...", "Hold on, B
+          # ignores friction.", "I overlooked that 2 chairs are broken", "so each friend really gets 15", "the true distance
+          # is 90 km"; a doubt only, so a second look that reaches no new value leaves the statement standing)
+          r"|on (?:further |second |closer )?reflection|upon (?:further )?(?:review|reflection|inspection)"
+          r"|on (?:closer|further|a second) (?:look|inspection|reading)|rethink(?:ing)?\b|re-?reading|looking (?:at (?:it|this) )?again"
+          r"|hold on|hang on|oh,? I see|I (?:overlooked|neglected|ignored|failed to|should have|didn't|did not) "
+          r"|really (?:gets?|is|are|has|have|equals?|comes? to|needs?)\b"
+          r"|(?:true|actual|real|correct) (?:\w+ ){0,2}(?:is|are|comes to|equals)\b")
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 DOUBT = re.compile(rf"\b(?:{_DOUBT})", re.IGNORECASE)
@@ -142,6 +150,12 @@ ASIDE = re.compile(
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:the )?(?:final )?answer would (?:be|have been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
+    # class counterfactual-frame: a condition put as a counterfactual, "Had he bought the hat too, he would have 5.", "Were
+    # he to buy it, ...", "Without the coupon, she would pay $30.", or a variation the sentence calls one, "For choosing 2
+    # of the 7 instead, it would be 21.", "... we would get 120 instead."
+    r"|^\W{0,4}(?:had|were) (?:he|she|it|they|we|you|I|there|the|his|her|their|[A-Z][a-z]+)\b[^.!?]{0,200}\bwould\b"
+    r"|^\W{0,4}without\b[^.!?]{0,200}\bwould\b"
+    r"|\bwould\b[^.!?]{0,200}\binstead\b|\binstead\b[^.!?]{0,200}\bwould\b"
     r"|[✓✔]\W*$"
     # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
     r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
@@ -158,6 +172,24 @@ _REMARK_OPENER = re.compile(rf"^\W{{0,4}}(?:{_REMARK_OPENERS})\b", re.IGNORECASE
 def opens_remark(paragraph: str) -> bool:
     """Whether a paragraph opens by announcing a remark or a courtesy (class aside-paragraph)."""
     return bool(_REMARK_OPENER.match(paragraph.strip()))
+
+
+# class closing-elaboration: a closing sentence that describes the answer just stated in terms of the givens ("She baked 24
+# cookies.\n\nThat is 6 cookies for each of the 4 friends.", "That works out evenly for all 4 friends.", "This gives each
+# of the 4 friends the 6 cookies they were promised.") states nothing new: every number of it was written before it.
+# Never a sentence with a new value ("That gives 24 cookies." after "4 batches of 6"), one that doubts or denies, nor
+# one without a number.
+_ELABORATES = re.compile(r"^\W{0,4}(?:that|this|it)(?:'s|\u2019s| is| was| gives| means| works out| matches| covers| fits)\b",
+                         re.IGNORECASE)
+
+
+def elaborates(sentence: str, before: str) -> bool:
+    """Whether `sentence`, after the text `before` it, only describes the answer in numbers already written."""
+    if not _ELABORATES.match(sentence.strip()) or RETRACTION.search(sentence) or re.search(r"\?|\bnot\b|n't\b", sentence) \
+            or not re.search(r"\d", before):
+        return False  # (never "That leaves 3/8 of the pizza.", a result, nor "This is not the final answer yet.")
+    numbers = numbers_in(sentence)
+    return bool(numbers) and numbers <= numbers_in(before)
 
 
 def is_aside(sentence: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from kleval.verify.commitment import is_aside
-from kleval.verify.sentence_values import HEDGED, NEGATION, split_sentences
+from kleval.verify.sentence_values import CONCLUDING, HEDGED, NEGATION, split_sentences
 
 _GENERIC_HEAD = r"(?: (?:function|day|number|integer|sequence|series|one|person|name|answer|result))?"
 _COPULA_COMPLEMENT = re.compile(r"\b(?:is|are|was|were|will be|would be|must be|has to be|falls on|lands on)"
@@ -46,6 +46,11 @@ def final_complement(completion: str) -> str | None:
         sentences.pop()  # ("... so the product is even.\nNote that 3 is odd." answers even)
     if not sentences:
         return None
+    concluding = [s for s in sentences[:-1] if CONCLUDING.match(re.sub(r"[*_]{1,3}", "", s).strip())]
+    if concluding and not CONCLUDING.match(re.sub(r"[*_]{1,3}", "", sentences[-1]).strip()):
+        # (a closing sentence about something else after the concluding one, "Thus $f$ is odd. Its derivative ... is
+        # even.", "So it will be Friday. The day after that is Saturday.", adds a remark; the conclusion answers)
+        sentences = sentences[: sentences.index(concluding[-1]) + 1]
     # (a reason after the statement is no part of it: "So $f$ is odd, because $x^4$ and $x^2$ are even.")
     sentence = _REASON.split(re.sub(r"[*_]{1,3}|\$", "", sentences[-1]).strip(), maxsplit=1)[0].rstrip(" ,.!") + "."
     if NEGATION.search(sentence) or HEDGED.search(sentence) or _OTHER_CHOICE.search(sentence):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from kleval.verify.clauses import justification_start
-from kleval.verify.clause_numbers import main_clause_number, stated_total, total_stands
-from kleval.verify.commitment import DOUBT, RETRACTION, is_aside, opens_remark
+from kleval.verify.clause_numbers import computed_statement, main_clause_number, stated_total, total_stands
+from kleval.verify.commitment import DOUBT, RETRACTION, elaborates, is_aside, opens_remark
 from kleval.verify.complements import membership_statement
 from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
@@ -286,11 +286,17 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         return None
     # each paragraph is read in its final 800 characters (a conclusion closes its paragraph)
     paragraphs = [math_safe_tail(p, 800) for p in paragraphs[-3:]]
-    paragraph, sentences = paragraphs[-1], _committed_sentences(paragraphs[-1])
+    def committed(paragraph: str) -> list[str]:
+        sentences = _committed_sentences(paragraph)
+        while sentences and elaborates(sentences[-1], tail[: tail.rfind(paragraph) + max(0, paragraph.rfind(sentences[-1]))]):
+            sentences.pop()  # class closing-elaboration (kleval.verify.commitment)
+        return sentences
+
+    paragraph, sentences = paragraphs[-1], committed(paragraphs[-1])
     for earlier in reversed(paragraphs[:-1]):
         if sentences:
             break
-        paragraph, sentences = earlier, _committed_sentences(earlier)
+        paragraph, sentences = earlier, committed(earlier)
     if not sentences:  # nothing but asides: the last one is read as before (a lone "Check: 7 x 6 = 42" line)
         paragraph = paragraphs[-1]
         sentences = split_sentences(re.sub(r"((?:\b(?:is|are)|=|:) ?)\n", r"\1 ", paragraph))[-1:]
@@ -333,6 +339,8 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         if concluding and (member := membership_statement(sentence)):  # class membership-statement (complements)
             return Statement(member, "membership-statement", offset)
         value, concluding = sentence_value(sentence, concluding)
+        if not value and index == final == len(sentences) - 1:  # class computed-statement (kleval.verify.clause_numbers)
+            value = computed_statement(sentence, region[: offset + max(0, paragraph.rfind(sentences[index]))])
         if value and negated(sentence, value):
             break  # class negated-statement: "Thus the value cannot be 5."
         shown = value if value is None or value in sentence else value.strip("$")  # (class factorial-in-prose: `$5!$`)

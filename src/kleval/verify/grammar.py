@@ -44,13 +44,14 @@ from kleval.verify.bare_answers import (
     yes_no_opening,
 )
 from kleval.verify.bold_value import closing_bold_value, math_value_with_unit
-from kleval.verify.clause_numbers import main_clause_number, standalone_numbers, stated_total, total_stands
+from kleval.verify.clause_numbers import computed_result, main_clause_number, standalone_numbers, stated_total, total_stands
 from kleval.verify.clauses import drop_justification
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
     confirms,
     cut_off_in_statement,
+    elaborates,
     is_aside,
     numbers_in,
     reopens,
@@ -78,6 +79,7 @@ from kleval.verify.sentence_values import (
     is_bound,
     sentence_start,
     split_sentences,
+    which_remark_value,
     without_parenthetical_aside,
 )
 from kleval.verify.short_statement import short_statement
@@ -527,8 +529,8 @@ def _same_value(one: str, other: str) -> bool:
     return verify(gold=one, completion="\\boxed{" + other + "}").correct
 
 
-# class corrected-value: "So the answer is 3, not 5." states 3 and rules out the earlier 5
-_CORRECTION_TAIL = re.compile(r",? \(?(?:and )?not \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
+# class corrected-value: "So the answer is 3, not 5." (or "3 rather than 5", "3 instead of 5") states 3 and rules out 5
+_CORRECTION_TAIL = re.compile(r",? \(?(?:and )?(?:not|rather than|instead of|as opposed to) \$?-?[\d\\][^\s,;()=]{0,30}\)?\.?$")
 
 
 # class factorial-in-context: "N!" closing the answer, written as math (`$5!$`, `**6!**`), is the factorial when the
@@ -569,6 +571,27 @@ def _factorial_meant(region: str, number: str) -> bool:
                 and _factorial_used(region[:at], number))
 
 
+_MATH_BLOCK_TEXT = re.compile(r"\$\$[^$]*\$\$|\$[^$\n]*\$|\\\((?:[^\\]|\\(?!\)))*?\\\)")
+
+
+def _box_outside_asides(region: str) -> Statement | None:
+    """The last box group, or the one before it when the last sits in an aside after it (class box-in-aside: "\\boxed{12}
+    ... If the teacher is also counted, the answer would be \\boxed{13}.", "Note: for a 5 by 5 square the perimeter would
+    be \\boxed{20}."); a box in an aside with none before it is read as before."""
+    box = last_box_group(region)
+    while box is not None:
+        start = sentence_start(region, box.start)
+        end = re.search(r"[.!?](?=\s|$)|\n", region[box.end :])
+        sentence = region[start : box.end + (end.end() if end else len(region))]
+        if not is_aside(_MATH_BLOCK_TEXT.sub(" M ", sentence)):  # (an aside's words, never the "!" of a 3! inside its math)
+            return box
+        earlier = last_box_group(region[:start])
+        if earlier is None:
+            return box
+        box = earlier
+    return box
+
+
 def _find_math_answer(text: str) -> tuple[str | None, str]:
     """The final-answer span of a math completion and how it was found (before class factorial-in-context)."""
     region = answer_region(text)
@@ -581,7 +604,7 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
     cut_off = cut_off_in_statement(region)
     if cut_off:  # class truncated-statement: an earlier box is not what a cut-off final statement commits to
         return None, cut_off
-    box = last_box_group(region)
+    box = _box_outside_asides(region)
     phrase = last_answer_phrase(region)
     if phrase is not None and phrase.how == "hypothetical-answer-phrase":
         # class hypothetical-after-answer: "**Answer: 204** ... If it had asked for the walking time alone, the answer
@@ -913,13 +936,16 @@ def _number_answer(text: str) -> tuple[str | None, str]:
                 return larger, how + "/compound-duration"  # hours, the unit a question asks in (never the 30 alone)
             if (both := _alternatives(span)) is not None:
                 return both, how + "/alternatives-in-span"
+            result = computed_result(span, text[: max(0, text.rfind(span))])  # class computed-result (kleval.verify.clause_numbers)
+            if result is not None:
+                return result, how + "/computed-result-in-span"
             main = main_clause_number(span)  # "The answer is 8 apples in 2 baskets." is 8
             return (main, how + "/main-clause-number-in-span") if main else (last_number(span), how + "/last-number-in-span")
         return span, how
     region = answer_region(text)
     lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
-    while len(lines) > 1 and is_aside(lines[-1]):  # class verification-line, class aside-after-answer
-        lines.pop()
+    while len(lines) > 1 and (is_aside(lines[-1]) or elaborates(lines[-1], "\n".join(lines[:-1]))):
+        lines.pop()  # class verification-line, class aside-after-answer, class closing-elaboration
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
         lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
@@ -950,6 +976,12 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
+    result = computed_result(lines[-1], region[: max(0, region.rfind("\n" + lines[-1].split("\n")[0][:20]))]) if lines else None
+    if result is not None:
+        return result, "computed-result-of-final-line"  # class computed-result (kleval.verify.clause_numbers)
+    remarked = which_remark_value((split_sentences(lines[-1]) or [""])[-1], True) if lines else None
+    if remarked is not None and re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?%?", remarked.strip()):
+        return remarked.strip().lstrip("$"), "which-remark-of-final-line"  # class which-remark (kleval.verify.sentence_values)
     main = main_clause_number(lines[-1]) if lines else None
     if main is not None:
         return main, "main-clause-number-of-final-line"

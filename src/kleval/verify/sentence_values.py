@@ -506,7 +506,7 @@ _COMPARISON_RESULT = re.compile(r"\b(?:saving|savings|saves?|difference|total|so
 # blocks, which is 2,125 blocks", or holds no value of its own is concluded by the clause, which is read as before.
 _WHICH_REMARK = re.compile(r", (?:which|that)(?:'s| is| was| are| comes to| works out to| amounts to| means| gives)? (?!\w+ (?:means|gives|makes)\b)",
                            re.IGNORECASE)
-_WHICH_RESULT = re.compile(r"[=+×*·/÷^]|\\(?:times|cdot|div|frac)|\s[-−]\s|\b(?:plus|minus|times)\b", re.IGNORECASE)
+_WHICH_RESULT = re.compile(r"[=+×*·÷^]|(?<!\d)/|/(?!\d)|\\(?:times|cdot|div)\b|\s[-−]\s|\b(?:plus|minus|times)\b", re.IGNORECASE)
 
 
 def which_remark_value(s: str, concluding: bool) -> str | None:
@@ -515,7 +515,8 @@ def which_remark_value(s: str, concluding: bool) -> str | None:
     if m is None or not _one_value(s[: m.start()]) or not re.search(r"\d|\$", s[m.end() :]):
         return None
     # (a sentence read only for a value it states after a copula, "..., which is 3 more than Tom", states the main one)
-    return value_ending(s[: m.start()], True) if concluding or value_ending(s, False) else None
+    head = s[: m.start()]
+    return value_ending(head, True) if concluding or value_ending(s, False) else value_ending(head, False)
 
 
 def _one_value(head: str) -> bool:
