@@ -59,12 +59,8 @@ def main_clause_number(line: str) -> str | None:
 # class computed-result (kind number): of the numbers of a final line, the one the working computed (it follows an "="
 # there) is the answer and the others are the givens it restates: "5 × 8 = 40. The total is 40 pencils across 5 boxes."
 # is 40, "There are 40 pencils inside the 5 boxes." too, whatever the preposition. Only when exactly one of the line's
-# numbers is such a result and every other one was written before it.
+# numbers is such a result and every other one was given before the working computed anything.
 _RESULT = re.compile(r"(?:=|≈|\\approx)\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
-
-
-_STATED = re.compile(r"(?:=|≈|\\approx|\b(?:is|are|was|were|equals|gives|makes)\b)\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)",
-                     re.IGNORECASE)
 
 
 def computed_result(line: str, working: str) -> str | None:
@@ -74,9 +70,10 @@ def computed_result(line: str, working: str) -> str | None:
         return None
     plain = working.replace(",", "")
     hits = numbers & {m.group(1) for m in _RESULT.finditer(plain)}
-    stated = {m.group(1) for m in _STATED.finditer(plain)}  # (a given is never itself a stated result: "Final Answer: mean
-    # 9, standard deviation 4" after "the standard deviation is 4" names two results)
-    if len(hits) != 1 or any(n in stated or not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", plain) for n in numbers - hits):
+    # (a given is written before the working computes anything: never "Final Answer: mean 9, standard deviation 4" after
+    # "Mean = 72 / 8 = 9 and variance = 16, so the standard deviation is 4", which names two results)
+    givens = plain[: plain.find("=")] if "=" in plain else plain
+    if len(hits) != 1 or not all(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", givens) for n in numbers - hits):
         return None
     return hits.pop()
 

@@ -622,6 +622,11 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
     if statements:
         committed = [s for s in statements if s.how != "hypothetical-answer-phrase"]
         last = max(committed or statements, key=lambda s: s.start)
+        if last.how == "hypothetical-answer-phrase" and (later := conclusion(region[last.end :])) is not None \
+                and re.search(r"\d", later.span):
+            # (a hypothetical answer and then a conclusion, "Note that if we only count full buses, the answer would be
+            # 4.\n\nSo the school needs 5 buses.": the conclusion answers)
+            return drop_restatement(later.span), later.how + "/after-hypothetical-answer"
         if last is not box and box is not None and not valueish(last.span):
             last = box  # words after an answer phrase ("the answer is correct") never retract a box
         unknown = re.fullmatch(r"[a-z] ?= ?(-?\d+(?:\.\d+)?)", last.span.strip()) if last is box else None
@@ -946,6 +951,7 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
     while len(lines) > 1 and (is_aside(lines[-1]) or elaborates(lines[-1], "\n".join(lines[:-1]))):
         lines.pop()  # class verification-line, class aside-after-answer, class closing-elaboration
+    working = region[: max(0, region.rfind(lines[-1]))] if lines else ""  # (the text before the final line)
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
         lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
@@ -958,6 +964,11 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     bold = closing_bold_value(lines[-1], region[: max(0, region.rfind(lines[-1]))]) if lines else None
     if bold is not None:  # class bold-value-then-aside (kleval.verify.bold_value): "... left with **$55**. Not bad, ..."
         return bold, "bold-value-of-final-line"
+    # class computed-result (kleval.verify.clause_numbers), its brackets and all: "The garden measures 12 m by 4 m (48
+    # square meters)." after "12 × 4 = 48" is 48
+    result = computed_result(lines[-1], working) if lines else None
+    if result is not None:
+        return result, "computed-result-of-final-line"
     if lines:  # class restating-parenthetical: "It will take Tom 5 hours (that's 300 minutes) to catch up." restates 5
         lines[-1] = without_parenthetical_aside(_RESTATING_PARENTHETICAL.sub("", lines[-1]), region[: max(0, region.rfind(lines[-1]))])
         # (also an appositive share, "12 of the 30 students, or 40%, walk to school.")
@@ -976,9 +987,6 @@ def _number_answer(text: str) -> tuple[str | None, str]:
     total = stated_total(lines[-1]) if lines else None
     if total is not None and total_stands(lines[-1][total.end() :]):  # class total-statement: "She reads 25 pages a day for 14 days, for 350 pages, total."
         return (total.group(1) or total.group(2)).rstrip(","), "total-of-final-line"
-    result = computed_result(lines[-1], region[: max(0, region.rfind("\n" + lines[-1].split("\n")[0][:20]))]) if lines else None
-    if result is not None:
-        return result, "computed-result-of-final-line"  # class computed-result (kleval.verify.clause_numbers)
     remarked = which_remark_value((split_sentences(lines[-1]) or [""])[-1], True) if lines else None
     if remarked is not None and re.fullmatch(r"\$?-?\d[\d,]*(?:\.\d+)?%?", remarked.strip()):
         return remarked.strip().lstrip("$"), "which-remark-of-final-line"  # class which-remark (kleval.verify.sentence_values)
