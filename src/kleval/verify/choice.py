@@ -436,7 +436,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
     if bare is not None and bare.group(1) not in letters and re.fullmatch(rf"[{letters.lower()}][.)] \S.{{0,40}}", whole):
         return bare.group(1).upper(), "bare-option"
     bare = bare if bare is None or bare.group(1) in letters else None
-    if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)", region[bare.end(1) :]):
+    if bare and not re.search(rf"(?<![A-Za-z])(?:\(?[{letters}]\)|\*\*[{letters}]\*\*)|(?m:^[ \t]*[{letters}][.:][ \t])", region[bare.end(1) :]):
+        # (never the first line of an option list the text restates: "A. Mitochondria\nB. Nucleus\n...")
         statements.append((0, bare.group(1), "bare-option", len(region)))  # "C) 42"; not "B) is tempting, but D) is right"
     # a repetition loop states the answer again and again with other letters; weighing the options one by one ("so A
     # is true ... so C is true", then "**Answer: B**") is not one (class choice-option-review)
@@ -521,20 +522,29 @@ def _reviewed_or_denied(text: str, m: re.Match, letters: str) -> bool:
     return bool(_DENIED_LABEL.search(text[max(start, m.start() - 24) : m.start()]))
 
 
-# class option-text-in-closing-sentence: the closing sentence names the text of exactly one of the options the completion
+# class option-text-in-closing-sentence: the closing paragraph names the text of exactly one of the options the completion
 # listed, on lines of their own ("B. Mitochondrial matrix — contains the citric acid cycle enzymes.") or in one line
 # ("The options were (A) NH3, (B) BF3, (C) H2O, (D) CH4."), and no option label: "The Krebs cycle takes place in the
-# mitochondrial matrix." chooses B. Never a sentence that denies or hedges, nor one naming two options' texts.
+# mitochondrial matrix." chooses B. Each clause of the paragraph is read: one naming two options reviews them, and one
+# that denies, hedges or remarks on an option ("The mitochondria is the wrong choice.", "It is easy to confuse with the
+# mitochondria.", "The mitochondria also holds a little DNA.", "..., while the mitochondria is known for ATP.") names
+# none; an answer only when one option is named and no clause in doubt of the paragraph names another.
 _INLINE_OPTION = re.compile(r"\(([A-J])\)\s*([^,;()\n]{1,60}?)\s*(?=,|;|\.(?:\s|$)|\s\([A-J]\)|\s*$|\s+or\b|\s+and\b)")
+_OPTION_REMARK = re.compile(r"\b(?:not|never|maybe|perhaps|probably|possibly|might|or|wrong|incorrect|confuse[ds]?|confusing|mistake[ns]?"
+                            r"|also|too|as well|unlike|rather|instead|trap|tempting|distractor|while|whereas|but|although|though"
+                            r"|except|if|would|could|known for)\b|n't\b|\?", re.IGNORECASE)
 
 
 def _option_text_in_closing(region: str, letters: str) -> str | None:
-    body = region.rstrip()
-    closing = (re.split(r"(?<=[.!?])\s+|\n", body.replace("**", "")) or [""])[-1]
-    if not closing or _DENIES_OR_HEDGES.search(closing) or re.search(rf"(?<![A-Za-z])\(?(?-i:[{letters}])\)?(?![A-Za-z'\u2019])", closing):
+    body = region.rstrip().replace("**", "")
+    found = list(_OPTION_LINE.finditer(body)) + list(_INLINE_OPTION.finditer(body))
+    if not found:
         return None
-    listed = [(m.group(1), m.group(2)) for m in _OPTION_LINE.finditer(body[: len(body) - len(closing)])]
-    listed += [(m.group(1), m.group(2)) for m in _INLINE_OPTION.finditer(body[: len(body) - len(closing)])]
+    listed_end = max(m.end() for m in found)  # (the closing paragraph, or what follows the list inside it)
+    closing = body[max(listed_end, body.rfind("\n\n") + 1) :]
+    if not closing.strip() or re.search(rf"(?<![A-Za-z])\(?(?-i:[{letters}])\)?(?![A-Za-z'\u2019])", closing):
+        return None
+    listed = [(m.group(1), m.group(2)) for m in found]
     texts: dict[str, str] = {}
     for letter, text in listed:
         name = re.split(r"\s+[\u2014\u2013-]\s+|:\s|\s+\(", re.sub(r"[*_]", "", text).strip())[0].strip(" .").lower()
@@ -542,11 +552,15 @@ def _option_text_in_closing(region: str, letters: str) -> str | None:
             texts[letter] = name
     if len(texts) < 2 or len(set(texts.values())) < len(texts):
         return None
-    low = closing.lower()
-    named = {letter for letter, name in texts.items() if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", low)}
-    # (a name inside another's, "mitochondrial membrane" in "inner mitochondrial membrane", names the longer one only)
-    named = {a for a in named if not any(a != b and texts[a] in texts[b] for b in named)}
-    return named.pop() if len(named) == 1 else None
+    positive: set[str] = set()
+    for clause in re.split(r"(?<=[.!?])\s+|\n|[;,]\s*(?=(?:while|whereas|but|although|though)\b)", closing):
+        low = clause.lower()
+        named = {letter for letter, name in texts.items() if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", low)}
+        # (a name inside another's, "mitochondrial membrane" in "inner mitochondrial membrane", names the longer one only)
+        named = {a for a in named if not any(a != b and texts[a] in texts[b] for b in named)}
+        if len(named) == 1 and not _OPTION_REMARK.search(clause):
+            positive |= named
+    return positive.pop() if len(positive) == 1 else None
 
 
 # class option-text-answer: a closing "So the answer is the mitochondria." after the text's own option list ("B.

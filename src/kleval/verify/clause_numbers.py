@@ -69,7 +69,12 @@ def computed_result(line: str, working: str) -> str | None:
     if len(numbers) < 2:
         return None
     plain = working.replace(",", "")
-    hits = numbers & {m.group(1) for m in _RESULT.finditer(plain)}
+    results = list(_RESULT.finditer(plain))
+    # (the working's last result only, and nothing of the line worked out after it: never the 100 of "4 × 25 = 100. She
+    # had 125 dollars, so she has 25 dollars left.\nShe has 25 dollars left after spending 100.")
+    hits = numbers & {results[-1].group(1)} if results else set()
+    if hits and any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", plain[results[-1].end() :]) for n in numbers - hits):
+        return None
     # (a given is written before the working computes anything: never "Final Answer: mean 9, standard deviation 4" after
     # "Mean = 72 / 8 = 9 and variance = 16, so the standard deviation is 4", which names two results)
     givens = plain[: plain.find("=")] if "=" in plain else plain
@@ -97,8 +102,9 @@ def computed_statement(sentence: str, working: str) -> str | None:
     if len(numbers) != 1:
         return None
     number = numbers[0].group(0).rstrip(",")
-    results = {m.group(1) for m in _RESULT.finditer(working.replace(",", ""))}
-    return number if number.replace(",", "") in results else None
+    results = [m.group(1) for m in _RESULT.finditer(working.replace(",", ""))]
+    # (the working's last result only: never "The unordered count was 6." after "6 × 2 = 12. So there are 12 ordered pairs.")
+    return number if results and number.replace(",", "") == results[-1] else None
 
 
 _TOTAL_NUMBER = re.compile(r"\b(?:a|the) total of \$?(\d[\d,]*(?:\.\d+)?)"

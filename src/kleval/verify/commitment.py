@@ -24,7 +24,11 @@ _WITHDRAWAL = (r"oops|on second thought|scratch that|correction|mistake|mistaken
                r"|(?:that|this|it|which|the above|my (?:first |previous |earlier )?(?:answer|result|count))(?:'s| is| was) "
                r"(?:wrong|incorrect|not (?:right|correct)|off|an error)|no,? (?:wait|that)\b"
                # ("\boxed{2}\n\nActually, no.", "my own calculation is different", "I get a different answer")
-               r"|(?<![?]\s)(?<![?]\s\s)actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)")
+               r"|(?<![?]\s)(?<![?]\s\s)actually,? no(?=[.!;,—–-]|\s*$)|(?:my own|I get an?|I got an?) (?:\w+ )?(?:is |comes out )?(?:different|another)"
+               # ("Fixing the row count: ...", "Oh no, there are 8 rows.", "Whoops, ...", "Update: ...", "Ugh, I multiplied the
+               # wrong numbers", "My earlier total ignored the 2 broken seats")
+               r"|fixing (?:the|my|that|this)\b|oh no\b|whoops|update:|ugh\b|wrong numbers?"
+               r"|my (?:earlier|first|previous|original) (?:total|answer|count|result|calculation|value|sum) (?:ignored|missed|forgot|left out|was)")
 _DOUBT = (r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|let me (?:re-?examine|re-?think)"
           # (a second look in other words: "On reflection, ...", "Upon review, ...", "Rethinking this, ...", "Hold on, B
           # ignores friction.", "I overlooked that 2 chairs are broken", "so each friend really gets 15", "the true distance
@@ -33,7 +37,8 @@ _DOUBT = (r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|
           r"|on (?:closer|further|a second) (?:look|inspection|reading)|rethink(?:ing)?\b|re-?reading|looking (?:at (?:it|this) )?again"
           r"|hold on|hang on|oh,? I see|I (?:overlooked|neglected|ignored|failed to|should have|didn't|did not) "
           r"|really (?:gets?|is|are|has|have|equals?|comes? to|needs?)\b"
-          r"|(?:true|actual|real|correct) (?:\w+ ){0,2}(?:is|are|comes to|equals)\b")
+          r"|(?:true|actual|real|correct) (?:\w+ ){0,2}(?:is|are|comes to|equals)\b"
+          r"|(?:(?<=\n)|(?<=^))\s*but\b|it should (?:be|have been)\b")  # ("It should be 6 × 8 = 48."; a doubt only: "it should be C if ...")  # (a paragraph that opens with "But" after the answer: "But the last row has 3 seats")
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 DOUBT = re.compile(rf"\b(?:{_DOUBT})", re.IGNORECASE)
@@ -150,12 +155,6 @@ ASIDE = re.compile(
     r"|^\W{0,4}if\b[^.!?]{0,200}\b(?:the )?(?:final )?answer would (?:be|have been)\b"
     r"|\b(?:would|could|might) have (?:been|taken|made|gotten|given|spent|won|lost|paid|sold|bought|run|driven"
     r"|[a-z]{2,}ed)\b"
-    # class counterfactual-frame: a condition put as a counterfactual, "Had he bought the hat too, he would have 5.", "Were
-    # he to buy it, ...", "Without the coupon, she would pay $30.", or a variation the sentence calls one, "For choosing 2
-    # of the 7 instead, it would be 21.", "... we would get 120 instead."
-    r"|^\W{0,4}(?:had|were) (?:he|she|it|they|we|you|I|there|the|his|her|their|[A-Z][a-z]+)\b[^.!?]{0,200}\bwould\b"
-    r"|^\W{0,4}without\b[^.!?]{0,200}\bwould\b"
-    r"|\bwould\b[^.!?]{0,200}\binstead\b|\binstead\b[^.!?]{0,200}\bwould\b"
     r"|[✓✔]\W*$"
     # a remark wholly in parentheses, in words ("(She uses 7 eggs herself.)"; never a tuple such as "(5, 7)")
     r"|^\((?=[^()]{0,200}[A-Za-z]{2,} [A-Za-z]{2,})(?:[^()]|\([^()]*\))*\)\W*$",
@@ -179,8 +178,14 @@ def opens_remark(paragraph: str) -> bool:
 # of the 4 friends the 6 cookies they were promised.") states nothing new: every number of it was written before it.
 # Never a sentence with a new value ("That gives 24 cookies." after "4 batches of 6"), one that doubts or denies, nor
 # one without a number.
-_ELABORATES = re.compile(r"^\W{0,4}(?:that|this|it)(?:'s|\u2019s| is| was| gives| means| works out| matches| covers| fits)\b",
+_ELABORATES = re.compile(r"^\W{0,4}(?:that|this|it)(?:'s|\u2019s| is| was| gives| works out| matches| covers| fits)\b",
                          re.IGNORECASE)
+# (a result is no elaboration, "This gives her 6 dollars left over.", "That is 3 bags."; an elaboration puts the answer in
+# terms of the givens: two numbers, or a number with what it describes, "for all 4 friends", "in the 3 hours of driving")
+_RESULT_WORDS = re.compile(r"\b(?:left|remain\w*|over|leftover|total|altogether|in all|answer|so|therefore|thus|hence)\b",
+                           re.IGNORECASE)
+_GIVEN_CONTEXT = re.compile(r"\b(?:each|every|all|per|as (?:the problem|given|stated|required|asked)|promised|covered|of (?:the|her|his"
+                            r"|their|its))\b", re.IGNORECASE)
 
 
 def elaborates(sentence: str, before: str) -> bool:
@@ -189,12 +194,36 @@ def elaborates(sentence: str, before: str) -> bool:
             or not re.search(r"\d", before):
         return False  # (never "That leaves 3/8 of the pizza.", a result, nor "This is not the final answer yet.")
     numbers = numbers_in(sentence)
+    if _RESULT_WORDS.search(sentence) or not (len(numbers) >= 2 or _GIVEN_CONTEXT.search(sentence)):
+        return False
     return bool(numbers) and numbers <= numbers_in(before)
 
 
-def is_aside(sentence: str) -> bool:
-    """Whether a sentence (or a line) is an aside after the answer, not a statement of it."""
-    return bool(ASIDE.search(sentence.strip()))
+# class counterfactual-frame: a condition put as a counterfactual, "Had he bought the hat too, he would have 5.", "Were he
+# to buy it, ...", "Without the coupon, she would pay $30.", or a variation the sentence calls one, "For choosing 2 of the 7
+# instead, it would be 21.", "... we would get 120 instead."; never one that goes on to conclude ("Had they eaten none, 20
+# would remain; they ate 12, so 8 remain."), a reason ("21, not 42, because we would otherwise count each pair twice
+# instead of once"), a correction ("Correction: ..., so the count would be 13 instead."), nor the very thing the question
+# asks ("The question asks what she would pay without the coupon.": `asked`)
+_COUNTERFACTUAL = re.compile(r"^\W{0,4}(?:had|were) (?:he|she|it|they|we|you|I|there|the|his|her|their|[A-Z][a-z]+)\b[^.!?]{0,200}\bwould\b"
+                             r"|^\W{0,4}without\b[^.!?]{0,200}\bwould\b"
+                             r"|\bwould\b[^.!?]{0,200}\binstead\b|\binstead\b[^.!?]{0,200}\bwould\b", re.IGNORECASE)
+_NOT_COUNTERFACTUAL = re.compile(r"[;,] (?:so|thus|hence|therefore)\b|\b(?:because|since|otherwise)\b", re.IGNORECASE)
+_ASKS_HYPOTHETICAL = re.compile(r"\b(?:question|problem)\s+(?:asks|wants|is asking)\b[^.\n]{0,120}\b(?:would|without|if|had|were)\b",
+                                re.IGNORECASE)
+
+
+def asks_hypothetical(text: str) -> bool:
+    """Whether the text says the question asks a hypothetical ("The question asks what she would pay without ...")."""
+    return bool(_ASKS_HYPOTHETICAL.search(text))
+
+
+def is_aside(sentence: str, asked: bool = False) -> bool:
+    """Whether a sentence (or a line) is an aside after the answer, not a statement of it (`asked`: the question asks a
+    hypothetical, so a counterfactual answers it)."""
+    sentence = sentence.strip()
+    return bool(ASIDE.search(sentence)) or not asked and bool(_COUNTERFACTUAL.search(sentence)) \
+        and not _NOT_COUNTERFACTUAL.search(sentence) and not WITHDRAWAL.search(sentence)
 
 
 # class truncated-statement: a text that ends inside an opened box, or right after an answer phrase, was

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from kleval.verify.commitment import is_aside
+from kleval.verify.commitment import RETRACTION, is_aside
 from kleval.verify.sentence_values import CONCLUDING, HEDGED, NEGATION, split_sentences
 
 _GENERIC_HEAD = r"(?: (?:function|day|number|integer|sequence|series|one|person|name|answer|result))?"
@@ -47,7 +47,11 @@ def final_complement(completion: str) -> str | None:
     if not sentences:
         return None
     concluding = [s for s in sentences[:-1] if CONCLUDING.match(re.sub(r"[*_]{1,3}", "", s).strip())]
-    if concluding and not CONCLUDING.match(re.sub(r"[*_]{1,3}", "", sentences[-1]).strip()):
+    rest = " ".join(sentences[sentences.index(concluding[-1]) + 1 :]) if concluding else ""
+    if concluding and not CONCLUDING.match(re.sub(r"[*_]{1,3}", "", sentences[-1]).strip()) and not RETRACTION.search(rest) \
+            and not re.search(r"\b(?:but|however|so|thus|hence|therefore|shows?|showing|instead|now|later)\b", rest, re.IGNORECASE):
+        # (never a revision after it: "Thus f is odd. But f(-x) = f(x), so f is actually even.", "However, checking f(-1)
+        # shows f is even.")
         # (a closing sentence about something else after the concluding one, "Thus $f$ is odd. Its derivative ... is
         # even.", "So it will be Friday. The day after that is Saturday.", adds a remark; the conclusion answers)
         sentences = sentences[: sentences.index(concluding[-1]) + 1]

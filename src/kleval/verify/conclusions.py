@@ -5,7 +5,7 @@ import re
 
 from kleval.verify.clauses import justification_start
 from kleval.verify.clause_numbers import computed_statement, main_clause_number, stated_total, total_stands
-from kleval.verify.commitment import DOUBT, RETRACTION, elaborates, is_aside, opens_remark
+from kleval.verify.commitment import DOUBT, RETRACTION, asks_hypothetical, elaborates, is_aside, opens_remark
 from kleval.verify.complements import membership_statement
 from kleval.verify.dates import worded_clock_as_digits
 from kleval.verify.extract import clean_span, math_blocks, math_safe_tail
@@ -251,7 +251,7 @@ def closing_doubt(sentence: str) -> bool:
 _TOTAL = re.compile(r"\b(?:a|the) total of\b|\bin total\b|\baltogether\b|\bin all\b", re.IGNORECASE)
 
 
-def _committed_sentences(paragraph: str) -> list[str]:
+def _committed_sentences(paragraph: str, asked: bool = False) -> list[str]:
     """The sentences of a paragraph without the closing courtesy, verification lines and asides."""
     # "... is:\n\\[ x^2 + y^2 = 13 \\]" states its value on the next line
     # (and "..., so\n$P = 1/3$." continues its sentence on the next line)
@@ -261,7 +261,7 @@ def _committed_sentences(paragraph: str) -> list[str]:
     sentences = split_sentences(paragraph)
     while sentences and _COURTESY.search(sentences[-1]) and not re.search(r"\d|\$|\\\(", sentences[-1]):
         sentences.pop()
-    while sentences and is_aside(sentences[-1]):
+    while sentences and is_aside(sentences[-1], asked):
         sentences.pop()  # class verification-line, class aside-after-answer
     return sentences
 
@@ -286,8 +286,10 @@ def conclusion(region: str, marked_final: bool = False) -> Statement | None:
         return None
     # each paragraph is read in its final 800 characters (a conclusion closes its paragraph)
     paragraphs = [math_safe_tail(p, 800) for p in paragraphs[-3:]]
+    asked = asks_hypothetical(region)
+
     def committed(paragraph: str) -> list[str]:
-        sentences = _committed_sentences(paragraph)
+        sentences = _committed_sentences(paragraph, asked)
         while sentences and elaborates(sentences[-1], tail[: tail.rfind(paragraph) + max(0, paragraph.rfind(sentences[-1]))]):
             sentences.pop()  # class closing-elaboration (kleval.verify.commitment)
         return sentences

@@ -125,9 +125,10 @@ _FRACTION_TOKEN = re.compile(
     rf"|(?P<n3>\d+)/(?P<d3>\d+)|(?P<v>[{''.join(_VULGAR)}]))\s*(?:\$|\\\))?(?![\w/^=+×*·(-]|\s*(?:[=+×*·/-]|\\times|\\cdot|of\s+\$?\d))")
 
 
-def fractions_as_decimals(line: str) -> str:
+def fractions_as_decimals(line: str, repeating: str | None = " a fraction ") -> str:
     """`line` with each fraction or mixed number that stands as a value of its own written as its terminating decimal
-    ("7 1/2" -> "7.5"); one that does not terminate ("1/3") becomes the words "a fraction", so no digit of it is read."""
+    ("7 1/2" -> "7.5"); one that does not terminate ("1/3") becomes `repeating` (the words "a fraction", so no digit of
+    it is read), or stays as written when `repeating` is None."""
     def decimal(m: re.Match) -> str:
         if m.group("v"):
             n, d = _VULGAR[m.group("v")]
@@ -139,7 +140,7 @@ def fractions_as_decimals(line: str) -> str:
         value = Fraction(whole * d + n, d)
         places = _places(value.denominator) if value.denominator != 1 else 0
         if value.denominator != 1 and places == 0:
-            return " a fraction "
+            return m.group(0) if repeating is None else repeating
         lead = " " if m.group(0)[:1].isspace() else ""
         return lead + (str(value.numerator) if value.denominator == 1 else f"{value.numerator / value.denominator:.{places}f}")
     return _FRACTION_TOKEN.sub(decimal, line)

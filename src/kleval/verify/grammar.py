@@ -49,6 +49,7 @@ from kleval.verify.clauses import drop_justification
 from kleval.verify.commitment import (
     RETRACTION,
     WITHDRAWAL,
+    asks_hypothetical,
     confirms,
     cut_off_in_statement,
     elaborates,
@@ -351,12 +352,12 @@ def _after_retraction(region: str, statement: Statement) -> Statement | None:
     return Statement("", f"retracted-{statement.how}", statement.end)
 
 
-def without_closing_asides(line: str) -> str:
+def without_closing_asides(line: str, asked: bool = False) -> str:
     """A line without the asides that close it after its statement (class aside-sentence: "The tank fills in 9
     hours. (If the pump were twice as fast, it would take 4.5 hours.)" states 9); a line of asides only stays."""
     sentences = split_sentences(line.strip())
     kept = len(sentences)
-    while kept > 1 and is_aside(sentences[kept - 1]):
+    while kept > 1 and is_aside(sentences[kept - 1], asked):
         kept -= 1
     return " ".join(sentences[:kept]) if kept < len(sentences) else line
 
@@ -543,7 +544,7 @@ def _factorial_used(region: str, number: str) -> bool:
 _SUBSTITUTES = re.compile(r"\b(?:requested|asked for|the question (?:asks|wants)|we (?:want|need) (?:to find )?(?:the value of )?"
                          r"\$?[^$\n]{1,20}=)", re.IGNORECASE)
 # (never a check of the solution: "Substituting back into the original equation, ...", "Plugging in to verify: ...")
-_CHECKS_SOLUTION = re.compile(r"\b(?:back|verif\w*|check\w*|original equation|confirm\w*|match(?:es)?)\b", re.IGNORECASE)
+_CHECKS_SOLUTION = re.compile(r"\b(?:back|verif\w*|check\w*|original equation|confirm\w*|match(?:es|ing)?)\b", re.IGNORECASE)
 
 
 def find_math_answer(text: str) -> tuple[str | None, str]:
@@ -583,7 +584,8 @@ def _box_outside_asides(region: str) -> Statement | None:
         start = sentence_start(region, box.start)
         end = re.search(r"[.!?](?=\s|$)|\n", region[box.end :])
         sentence = region[start : box.end + (end.end() if end else len(region))]
-        if not is_aside(_MATH_BLOCK_TEXT.sub(" M ", sentence)):  # (an aside's words, never the "!" of a 3! inside its math)
+        if not is_aside(_MATH_BLOCK_TEXT.sub(" M ", sentence), asks_hypothetical(region)):  # (an aside's words, never the "!"
+            # of a 3! inside its math)
             return box
         earlier = last_box_group(region[:start])
         if earlier is None:
@@ -645,7 +647,9 @@ def _find_math_answer(text: str) -> tuple[str | None, str]:
             # surface area is 96 square units.")
             later = conclusion(region[last.end :])
             computed = later is not None and later.how == "final-statement" and re.fullmatch(r"-?\d[\d,]*(?:\.\d+)?", later.span.strip()) \
-                and re.search(rf"= ?\$?{re.escape(later.span.strip())}(?![\d.,]\d)", region[last.end :])
+                and re.search(rf"= ?\$?{re.escape(later.span.strip())}(?![\d.,]\d)", region[last.end :]) \
+                and not _CHECKS_SOLUTION.search(region[last.end :]) and not re.search(r"\bas given\b|\bsanity\b", region[last.end :], re.I)
+            # (never a check of the box: "Sanity check: 7 + 8 = 15, which matches the total. The sum is 15.")
             if later is not None and (later.how == "conclusion-sentence" or computed) and re.search(r"\d", later.span) \
                     and not _same_value(last.span, later.span):
                 return drop_restatement(later.span), "conclusion-sentence/after-intermediate-box"
@@ -792,6 +796,7 @@ _MARKED_STATEMENTS = ("boxed", "repeated-box", "####", "answer-tag", "A:-line", 
 def find_number_answer(text: str) -> tuple[str | None, str]:
     """kind `number`: the number a completion commits to (`_number_answer`), unless the sentence stating it denies,
     bounds or ranges it; a scale word after it scales it."""
+    text = fractions_as_decimals(text, repeating=None)  # class fraction-in-final-line, in every span ("3 1/2 hours" is 3.5)
     number, how = _number_answer(text)
     suffixed = _MONEY_SUFFIX.fullmatch(number.strip().strip("*")) if number is not None else None
     if suffixed:  # class money-suffix: "**$70K**", "$57.5k", "$1.2M" (a currency sign, then k, K, M or bn)
@@ -949,12 +954,13 @@ def _number_answer(text: str) -> tuple[str | None, str]:
         return span, how
     region = answer_region(text)
     lines = [line for line in region.rstrip()[-1000:].split("\n") if line.strip()]
-    while len(lines) > 1 and (is_aside(lines[-1]) or elaborates(lines[-1], "\n".join(lines[:-1]))):
+    asked = asks_hypothetical(region)
+    while len(lines) > 1 and (is_aside(lines[-1], asked) or elaborates(lines[-1], "\n".join(lines[:-1]))):
         lines.pop()  # class verification-line, class aside-after-answer, class closing-elaboration
     working = region[: max(0, region.rfind(lines[-1]))] if lines else ""  # (the text before the final line)
     if lines:
         # class date-not-quantity: a calendar date ("until 01/04/1938", "on 2024-03-15") is never the number asked for
-        lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1]))
+        lines[-1] = _CALENDAR_DATE.sub("a date", without_closing_asides(lines[-1], asked))
         lines[-1] = fractions_as_decimals(lines[-1])  # class fraction-in-final-line (kleval.verify.decimals)
         last_sentence = (split_sentences(lines[-1]) or [""])[-1]  # class worded-number-in-sentence: "he will go ten miles"
         if last_sentence and lines[-1].endswith(last_sentence):

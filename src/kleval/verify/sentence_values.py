@@ -504,7 +504,7 @@ _COMPARISON_RESULT = re.compile(r"\b(?:saving|savings|saves?|difference|total|so
 # more than Tom.", "So Ethan pays $50 each month, which is $600 in total over 12 months.", "The sale price is $20, which
 # is 80% of the original price."): the value is the main clause's. A main clause that computes, "500 + 1,500 + 125
 # blocks, which is 2,125 blocks", or holds no value of its own is concluded by the clause, which is read as before.
-_WHICH_REMARK = re.compile(r", (?:which|that)(?:'s| is| was| are| comes to| works out to| amounts to| means| gives)? (?!\w+ (?:means|gives|makes)\b)",
+_WHICH_REMARK = re.compile(r", (?:which|that)(?:'s| is| was| are| comes to| works out to| amounts to)? (?!(?:\w+ )?(?:means|gives|makes|leaves)\b)",
                            re.IGNORECASE)
 _WHICH_RESULT = re.compile(r"[=+×*·÷^]|(?<!\d)/|/(?!\d)|\\(?:times|cdot|div)\b|\s[-−]\s|\b(?:plus|minus|times)\b", re.IGNORECASE)
 
@@ -512,8 +512,9 @@ _WHICH_RESULT = re.compile(r"[=+×*·÷^]|(?<!\d)/|/(?!\d)|\\(?:times|cdot|div)\
 def which_remark_value(s: str, concluding: bool) -> str | None:
     """The main clause's one value before a relative clause that remarks on it (class which-remark), or None."""
     m = _WHICH_REMARK.search(s)
-    if m is None or not _one_value(s[: m.start()]) or not re.search(r"\d|\$", s[m.end() :]):
-        return None
+    if m is None or not _one_value(s[: m.start()]) or not re.search(r"\d|\$", s[m.end() :]) \
+            or CONCLUDING_CLAUSE.search(s, m.end()) or re.search(r"[=÷]", s[m.end() :]):
+        return None  # (never a clause that goes on to conclude or compute: "..., which is 80% of it, so the original was $25")
     # (a sentence read only for a value it states after a copula, "..., which is 3 more than Tom", states the main one)
     head = s[: m.start()]
     return value_ending(head, True) if concluding or value_ending(s, False) else value_ending(head, False)
