@@ -157,7 +157,8 @@ GROUP_SPLIT_ROUNDS = {"round 13": ("heldout-v13-dev", "heldout-v13-frozen", 480,
                       "round 18": ("heldout-v18-dev", "heldout-v18-frozen", 125, (0.36, 0.42)),
                       "round 19": ("heldout-v19-dev", "heldout-v19-frozen", 350, (0.36, 0.42)),
                       "round 20": ("heldout-v20-dev", "heldout-v20-frozen", 308, (0.36, 0.42)),
-                      "round 21": ("heldout-v21-dev", "heldout-v21-frozen", 331, (0.36, 0.42))}
+                      "round 21": ("heldout-v21-dev", "heldout-v21-frozen", 331, (0.36, 0.42)),
+                      "round 22": ("heldout-v22-dev", "heldout-v22-frozen", 344, (0.36, 0.42))}
 
 
 @pytest.mark.parametrize("round_name", sorted(HELDOUT_ROUNDS))
@@ -217,7 +218,8 @@ NEWER_ROUNDS = {"round 3": ("heldout-v3", ()), "round 4": ("heldout-v4", ("adver
                 "round 18": ("heldout-v18", ("adversarial.jsonl",)),
                 "round 19": ("heldout-v19", ("adversarial.jsonl",)),
                 "round 20": ("heldout-v20", ("adversarial.jsonl",)),
-                "round 21": ("heldout-v21", ("adversarial.jsonl",))}
+                "round 21": ("heldout-v21", ("adversarial.jsonl",)),
+                "round 22": ("heldout-v22", ("adversarial.jsonl",))}
 
 
 @pytest.mark.parametrize("round_name", sorted(NEWER_ROUNDS))

@@ -53,7 +53,7 @@ def boxed_variant(prediction: str) -> str | None:
 
 
 HELDOUT_ROUND_FOLDERS = ("v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
-                         "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21")  # the first round lives in heldout/ itself
+                         "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22")  # the first round lives in heldout/ itself
 
 
 def heldout_files() -> dict[str, Path]:
