@@ -7,7 +7,8 @@ from kleval.verify.extract import boxes_with_positions, clean_span, math_blocks,
 from kleval.verify.glued import leading_expression, standalone
 from kleval.verify.named_values import named_value_list
 from kleval.verify.notations import real_line_except
-from kleval.verify.sentence_values import (HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending, without_check_clause,
+from kleval.verify.sentence_values import (HEDGED, NEGATION, PROSE_TAIL, TRAILING_CLAUSE, value_ending, which_remark_value,
+                                           without_check_clause,
                                            without_parenthetical_aside)
 from kleval.verify.statements import WINDOW, Statement, joined_math
 
@@ -82,7 +83,11 @@ def _phrase_value(rest: str, before: str = "") -> str | None:
     expression = opening_expression(segment)
     if expression:  # class glued-number: "The answer is x^2, as required." is x^2, never its 2
         return expression
-    stated = value_ending(re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0], concluding=True)
+    first = re.split(r"(?<=[.!?]) (?=[A-Z])", segment)[0]
+    remarked = which_remark_value("is " + first, True)  # class which-remark: "The answer is $0.75, which is 75 cents."
+    if remarked:
+        return remarked
+    stated = value_ending(first, concluding=True)
     if stated:  # "Answer: The smallest value of \\(n\\) ... is \\(n = 10\\)."
         return stated
     value = joined_math(segment, from_start=True)

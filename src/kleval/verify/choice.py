@@ -35,6 +35,7 @@ def _phrase_pattern(letters: str, foreign: bool) -> re.Pattern[str]:
         r"|(?:option|choice)(?: is| ?:| ?" + ARROW + ")"
         r"|(?<![A-Za-z])final(?: choice| pick| verdict)?[*_]{0,2} ?:[*_]{0,2}"  # ("Final: C", "**Final choice:** B")
         r"|(?<!#)####|\bI(?: would| will|['’]ll|['’]d| must| have to| am going to|['’]m going to)? (?:choose|pick|select|go with)"
+        r"|\bI(?: am|['’]m) (?:going|sticking|staying) with"
         # (class choice-answer-belief: "Answer: I think it is C", "Answer: I believe B")
         r"|(?<![A-Za-z])answer[*_]{0,2} ?:[*_]{0,2} ?I (?:think|believe|guess|would say|['’]d say)(?: that)?(?: it(?:['’]s| is| must be))?"
         # (class choice-closing-it-is: the text's last words, "..., but it is III.", "So it's (B).")
@@ -340,8 +341,11 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
         m = re.fullmatch(rf" ?(?:\\text\{{)?\(?([{letters}])\)?\}}?(?:[.:)] ?.*)?", content.strip(), re.DOTALL)
         statements.append((start, m.group(1) if m else content.strip(), "boxed", end))
     # class answer-first (kleval.verify.answer_phrases): "**C**. Here's why:" opens with the chosen letter
-    # (also the letter on a line of its own and the explanation below it: "**C**\n\nExplanation: ...")
-    opening = re.match(rf"\W{{0,3}}?(?:\*\*)?\(?([{letters}])\)?(?:\*\*)?[.:)]?(?:[ \t]*\n\s*| ?(?:[-\u2014\u2013:] ?)?){EXPLAINS}",
+    # (also the letter on a line of its own and the explanation below it: "**C**\n\nExplanation: ...", "**C** — the
+    # pulmonary vein.\n\nHere's why:")
+    opening = re.match(rf"\W{{0,3}}?(?:\*\*)?\(?([{letters}])\)?(?:\*\*)?[.:)]?(?:(?: ?[-\u2014\u2013:] ?(?![^\n]*(?:\b(?:wait|actually"
+                       rf"|no|hmm|but|not|or|maybe|instead)\b|[(\[][{letters}][)\]]))[^\n]{{1,80}})?[ \t]*\n\s*"
+                       rf"| ?(?:[-\u2014\u2013:] ?)?){EXPLAINS}",
                        region.lstrip(), re.IGNORECASE)
     if opening is not None:
         at = len(region) - len(region.lstrip())
@@ -358,7 +362,8 @@ def find_choice_answer(text: str, letters: str) -> tuple[str | None, str]:
                if not re.search(ARROW, m.group(0)) or arrow_heads_sentence(tail, m.start())]
     # (the words option and choice with what states it, "Correct option → c", "the right choice is (b)"; never a mention,
     # "the most common mistake is option (b).", "not the tempting choice (b).")
-    lower = re.search(rf"(?<![A-Za-z])(?:answer[*_]{{0,2}}(?: is)? ?(?::|{ARROW})?|(?:option|choice)[*_]{{0,2}}(?: is| ?:| ?{ARROW}))"
+    lower = re.search(rf"(?<![A-Za-z])(?:answer[*_]{{0,2}}(?: is)? ?(?::|{ARROW})?|(?:option|choice)[*_]{{0,2}}(?: is| ?:| ?{ARROW})"
+                      rf"|I(?: am|['’]m) (?:going|sticking|staying) with|I(?:['’]ll| will)? (?:choose|pick|select|go with))"
                       rf"[*_]{{0,2}} ?\(?([{letters.lower()}])\)?[.*_]*$",
                       tail.rstrip(), re.IGNORECASE)
     # "Answer: b", "**Answer:** (b)", "Correct option → c" closing the text; never "is a prime"

@@ -226,6 +226,27 @@ def is_aside(sentence: str, asked: bool = False) -> bool:
         and not _NOT_COUNTERFACTUAL.search(sentence) and not WITHDRAWAL.search(sentence)
 
 
+# class cut-repetition: a repetition loop that the token limit cut inside its next copy ("Jake needs 12 weeks.\n\nJake
+# needs $300. He saves $25") ends in a fragment that an earlier line or sentence of the text begins with; the fragment
+# states nothing (what the loop repeated does), so it is read past. Only a fragment of 8 or more characters with no
+# closing stop, the start of an earlier line or sentence that the text writes at least twice over (a loop: never a
+# restated answer line after a correction, "Answer: 15 - 3 = 12 ... Answer: 15").
+def without_cut_repetition(text: str) -> str:
+    """`text` without a final fragment that is the cut-off start of a line or sentence the text repeats."""
+    body = text.rstrip()
+    last_line = body.rsplit("\n", 1)[-1].strip()
+    pieces = [last_line] + [p for p in re.split(r"(?<=[.!?])\s+", last_line)[1:]][-1:]
+    for fragment in pieces:
+        if len(fragment) < 8 or re.search(r"[.!?)$\]}*]\s*$", fragment):
+            continue
+        earlier = body[: len(body) - len(fragment)]
+        lines = [u.strip() for u in earlier.split("\n") if u.strip()]
+        sentences = [u.strip() for u in re.split(r"\n|(?<=[.!?])\s+", earlier) if u.strip()]
+        if any(units.count(u) >= 2 and u.startswith(fragment) and u != fragment for units in (lines, sentences) for u in units):
+            return earlier.rstrip()
+    return text
+
+
 # class truncated-statement: a text that ends inside an opened box, or right after an answer phrase, was
 # cut off while stating its final answer; what it stated before is not what it was committing to.
 _OPEN_BOX_AT_END = re.compile(r"(?:\\boxed|\\fbox) ?\{[^{}]{0,150}(?:\{[^{}]{0,150}\}[^{}]{0,150}){0,4}$")

@@ -13,6 +13,7 @@ import re
 
 from kleval.types import AnswerKind, Status, Verdict
 from kleval.verify import grammar, statements
+from kleval.verify.commitment import without_cut_repetition
 from kleval.verify.bare_answers import answered_label, label_gold, option_label_answer
 from kleval.verify.canonical import MAX_ANSWER_CHARS, Canon, ParseFailure, canonicalize
 from kleval.verify.choice import find_choice_answer
@@ -203,6 +204,7 @@ def verify(
         gold, completion = restore_escapes(gold), restore_escapes(completion)  # class escape-damage
         completion = plain_numbers(dollar_delimiters(locale_numbers(completion)))  # class locale-numbers, math-delimiters,
         # number-in-math
+        completion = without_cut_repetition(completion)  # class cut-repetition (kleval.verify.commitment)
     verdict = _verify(gold, completion, chosen)
     return dataclasses.replace(verdict, policy=chosen.name)
 

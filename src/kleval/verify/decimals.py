@@ -121,8 +121,10 @@ def rounds_to_gold(gold_source: str, pred_source: str) -> bool:
 _VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5), "⅗": (3, 5),
            "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8)}
 _FRACTION_TOKEN = re.compile(
-    r"(?<![\w.,/^=+×*·-])(?:\$|\\\()?\s*(?P<whole>\d+)?\s*(?:\\[dt]?frac\{(?P<n1>\d+)\}\{(?P<d1>\d+)\}|\\[dt]?frac(?P<n2>\d)(?P<d2>\d)"
-    rf"|(?P<n3>\d+)/(?P<d3>\d+)|(?P<v>[{''.join(_VULGAR)}]))\s*(?:\$|\\\))?(?![\w/^=+×*·(-]|\s*(?:[=+×*·/-]|\\times|\\cdot|of\s+\$?\d))")
+    # (each alternative starts at a digit run's first digit or at a sign of its own, and each run is bounded: linear time)
+    r"(?<![\w.,/^=+×*·$\\-])(?:\$ ?|\\\( ?)?(?:(?P<whole>\d{1,9}) ?)?(?:\\[dt]?frac\{(?P<n1>\d{1,9})\}\{(?P<d1>\d{1,9})\}"
+    r"|\\[dt]?frac(?P<n2>\d)(?P<d2>\d)|(?P<n3>\d{1,9})/(?P<d3>\d{1,9})"
+    rf"|(?P<v>[{''.join(_VULGAR)}]))(?: ?\$| ?\\\))?(?![\w/^=+×*·(-]|\s{{0,3}}(?:[=+×*·/-]|\\times|\\cdot|of\s{{1,3}}\$?\d))")
 
 
 def fractions_as_decimals(line: str, repeating: str | None = " a fraction ") -> str:

@@ -377,7 +377,8 @@ _CLOSING_DISPLAY = re.compile(r"(?:\$\$((?:(?!\$\$).){1,600})\$\$|\\\[((?:(?!\\\
                               # (or inline math that is a line of its own, "...\n\n$x = \frac{36}{99} = \frac{4}{11}$")
                               r"|(?<=\n)[ \t]*(?<!\$)\$([^$\n]{1,300})\$(?!\$))\s*$", re.DOTALL)
 _DISPLAY_LEAD_IN = re.compile(r"(?::|\b(?:so|hence|thus|therefore|we get|we obtain|we have|gives|giving|yields|is|are|becomes"
-                              r"|the answer is|the result is|(?:simplifies|reduces|evaluates|comes|works out) to|equals)\s*,?)\s*$",
+                              r"|the answer is|the result is|(?:simplifies|reduces|evaluates|comes|works out) to|equals"
+                              r"|i\.e\.|that is|namely|in other words)\s*,?)\s*$",  # (", i.e.\n$$a_n = 2^n - 1.$$")
                               re.IGNORECASE)
 
 
@@ -406,7 +407,9 @@ def _evaluated_chain(content: str) -> bool:
 # (class closing-display-paragraph: a display that is a paragraph of its own after a finished sentence, the one display of
 # that paragraph, "... so the $y$-intercept is $3$.\n\n$$y = 3 + 2x$$", is the result: one bare name, `y` or `f(x)`, set
 # equal to one expression of it)
-_NAME_EQUALS = re.compile(r"\s*[A-Za-z](?:\^\{?-1\}?)?(?:\([a-z]\))?\s*=\s*[^=,;]+")  # (also an inverse, "f^{-1}(x) = ...")
+# (also an inverse, "f^{-1}(x) = ...", a term of a sequence, "a_n = ...", and a tuple of names, "(p, q) = (2, -15)")
+_NAME_EQUALS = re.compile(r"\s*(?:[A-Za-z](?:_\{?[a-z0-9]\}?)?(?:\^\{?-1\}?)?(?:\([a-z]\))?\s*=\s*[^=,;]+"
+                          r"|\(\s*[a-z](?:\s*,\s*[a-z])+\s*\)\s*=\s*\([^=;]+\))")
 
 
 _CHECK_OR_SUPPOSITION = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|would|could|if|suppose|compare\w*|instead)\b", re.IGNORECASE)
@@ -465,6 +468,14 @@ def closing_display(region: str) -> Statement | None:
             and not re.search(r"=[^=]*(?:(?<!\\),|;|\\q?quad|\\text\{ ?(?:and|or) ?\})[^=]*=", content) \
             and re.search(r"\d", content.rsplit("=", 1)[1]) and not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+|pmatrix|bmatrix", "", content.rsplit("=", 1)[1])):
         content = content.rsplit("=", 1)[1].strip()  # (a chain after a lead-in states the constant it ends on, "\text{proj}... = (2.2, 4.4)")
+    restating = re.search(r"\b(?:i\.e\.|that is|namely|in other words)\s*,?\s*$", lead_in, re.IGNORECASE)
+    if restating is not None:
+        # (a restating lead-in only after math of its own sentence with the display's name: "Hence $a_n + 1 = 2^n$, i.e.
+        # $$a_n = 2^n - 1$$"; never "The recurrence we started from, i.e. $$a_n = 2a_{n-1} + 1$$")
+        own = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text[max(0, start - 300) : start].rstrip())[-1]
+        name = content.split("=", 1)[0].strip() if "=" in content else ""
+        if not name or not re.search(r"\$|=", own) or name not in own:
+            return None
     if not _DISPLAY_LEAD_IN.search(lead_in) and not _display_paragraph(text[:start], content) \
             and not ((step := _STEP_LEAD_IN.search(lead_in)) and not _CHECK_OR_SUPPOSITION.search(step.group(0))
                      and _NAME_EQUALS.fullmatch(content)):

@@ -14,7 +14,7 @@ from kleval.verify.angle_forms import cis_to_trig, dms_to_degrees
 from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
 from kleval.verify.policy import Policy
 from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
-from kleval.verify.units import answer_unit, compound_quantity, unit_of, unit_ratio
+from kleval.verify.units import answer_unit, compound_quantity, si_unit_of, unit_of, unit_ratio
 
 # re-exported: core.py and canonical.py read these names from here
 __all__ = ["answer_unit", "compound_quantity", "is_text_wrapped", "normalize_span", "text_key", "unit_of", "unit_ratio",
@@ -33,7 +33,7 @@ _DEGREE_SIGN = r"\^\s*(?:\{\s*\\circ\s*\}|\\circ)|°|\\degree(?![a-z])"
 _DEGREES = re.compile(rf"(?:{_DEGREE_SIGN})(?:\s*(?:\\(?:text|mathrm|textrm) ?\{{ ?[CFK] ?\}}|[CFK](?![A-Za-z])))?|"
                       rf"(?:{_DEGREE_SIGN})")
 _UNIT_WORDS = (
-    r"(?:square|sq\.?|cubic|cu\.?)?\s*(?:units?|cm|mm|km|m|meters?|metres?|centimeters?|inch(?:es)?|in|feet|foot|ft|"
+    r"(?:square|sq\.?|cubic|cu\.?)?\s*(?:units?|(?:m|cm|mm|km|ft)/s(?:\^\{?2\}?|²)?|cm|mm|km|m|meters?|metres?|centimeters?|inch(?:es)?|in|feet|foot|ft|"
     r"yards?|yd|miles?|mi|mph|km/h|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
     r"dollars?|cents?|pounds?|lbs?|ounces?|oz|grams?|g|kg|liters?|litres?|L|ml|mL|gallons?|degrees?|"
     r"radians?|rad|people|persons?|students?|eggs?|apples?|boxes|times|ways|points?|percent|marbles|"
@@ -108,6 +108,23 @@ def repeating_from_ellipsis(s: str) -> str:
                 head = head[:-period]
             return f"{sign}{whole or 0}.{head}\\overline{{{digits[-period:]}}}"
     return s
+
+
+# class si-unit-strip: an SI unit of two or more letters after a number is a unit like a unit word ("**253 kPa**", "4.2
+# kJ", "3 MeV" against a gold without a unit); never a one-letter symbol, which may be the text's own variable ("$\boxed{12
+# N}$" after "Let $N$ be the number of rows")
+
+
+def _strip_si_unit(s: str) -> str:
+    name = si_unit_of(s)
+    if name is None or len(name) == 1:
+        return s
+    # (set apart from its number by a space or a text block: "253 kPa", `253\text{kPa}`; never glued, "1.5kT" is 1.5k T)
+    m = re.search(rf"(\d|\}})(?: (?:\\(?:text|mbox|mathrm|textrm) ?\{{ ?)?|\\(?:text|mbox|mathrm|textrm) ?\{{ ?){re.escape(name)} ?\}}?\.?$",
+                  s.replace("\\mu", "µ"))
+    if m is None:
+        return s
+    return s.replace("\\mu", "µ")[: m.start() + 1].strip()
 
 
 def _strip_word_tail(s: str) -> str:
@@ -418,6 +435,7 @@ def normalize_span(span: str, policy: Policy) -> str:
                 s = _TRAILING_TEXT_BLOCK.sub("", s).strip()
                 s = _TRAILING_UNIT.sub("", s).strip()
                 s = _strip_word_tail(s)
+                s = _strip_si_unit(s)
     if policy.percent_equals_number:
         s = re.sub(r"(?<=[\d}])\s*%$", "", s.strip())
     s = re.sub(r"(?<!\\)\\ ", " ", s).replace("~", " ")

@@ -69,6 +69,13 @@ def split_sentences(paragraph: str) -> list[str]:
 # totals or names the value (`_ASIDE_GUARD`: "(and then 8, actually)", "(with a total of 9)", "(where x = 5)"), never
 # math (`\(33\)`) nor a product (`2(a+b)`)
 _PARENTHETICAL_ASIDE = re.compile(r"(?<=\S) \(((?:and|with|along with|as well as|where|using) [^()\\]{1,200})\)(?=[.!]?\s*$)")
+# class comparison-aside: a closing bracket that compares the value with another quantity ("... is about **11.2 km/s** (√2
+# times the low-orbit speed of 7.9 km/s).", "(twice the speed of the bus)", "(3 more than Ann's)") states that quantity,
+# never the answer
+_COMPARISON_ASIDE = re.compile(r"(?<=\S) \(((?=[^()]{0,60}?\b(?:times|twice|thrice|half|than|compared (?:with|to)|as (?:much|many|large"
+                               r"|long|fast|big) as)\b)(?![^()]*\b(?:reject\w*|extraneous|invalid|discard\w*|exclud\w*|impossible"
+                               r"|fails?|must|since|because|asked|want\w*|answer|which|so|actually|oops|correct\w*|really|means|gives|total|in all)\b)"
+                               r"[^()]{1,200})\)(?=[.!]?\s*$)", re.IGNORECASE)
 # (words of a bracket that corrects or totals the value, `_CORRECTING`, or doubts or revises it, never only explains it)
 _CORRECTING = (r"or|actually|wait|correct(?:ion|ed|ly)?|mean|meant|rather|instead|oops|mistake|sorry|wrong|answer|final"
                r"|make that|typo|so|total|altogether|in all|overall")
@@ -239,7 +246,7 @@ def without_parenthetical_aside(sentence: str, working: str = "") -> str:
     breakdown = _BREAKDOWN_ASIDE.search(sentence)
     if breakdown is not None and not _BREAKDOWN_GUARD.search(breakdown.group(2)):
         return sentence[: breakdown.start(2) - 2] + sentence[breakdown.end(2) + 1 :]
-    m = _PARENTHETICAL_ASIDE.search(sentence)
+    m = _PARENTHETICAL_ASIDE.search(sentence) or _COMPARISON_ASIDE.search(sentence)
     if m is None or _ASIDE_GUARD.search(m.group(1)) or not re.search(r"\d|\$", sentence[: m.start()]):
         return sentence
     return sentence[: m.start()] + sentence[m.end() :]
@@ -513,7 +520,7 @@ def which_remark_value(s: str, concluding: bool) -> str | None:
     """The main clause's one value before a relative clause that remarks on it (class which-remark), or None."""
     m = _WHICH_REMARK.search(s)
     if m is None or not _one_value(s[: m.start()]) or not re.search(r"\d|\$", s[m.end() :]) \
-            or CONCLUDING_CLAUSE.search(s, m.end()) or re.search(r"[=÷]", s[m.end() :]):
+            or CONCLUDING_CLAUSE.search(s, m.end()) or re.search(r"[=÷;]|\b(?:wrong|incorrect|not|mistake|error)\b|n't\b", s[m.end() :]):
         return None  # (never a clause that goes on to conclude or compute: "..., which is 80% of it, so the original was $25")
     # (a sentence read only for a value it states after a copula, "..., which is 3 more than Tom", states the main one)
     head = s[: m.start()]

@@ -33,9 +33,17 @@ _UNIT_AT_END = re.compile(r"(?:\\(?:text|mbox|mathrm)\s*\{\s*)?\s*(?:(square|sq\
                           r"([A-Za-z]+)\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$")
 
 
+# class rate-unit: a speed or an acceleration written with a slash ("19.8 m/s", "9.8 m/s^2", "60 km/h") is one unit,
+# never its last letter (seconds); rates compare by name only, so "m/s" never equals "km/s"
+_RATE_UNIT = re.compile(r"(?<=[\d}\s])(m|cm|mm|km|ft|mi)\s*/\s*(s|sec|h|hr|min)(\^\{?2\}?|²)?\s*\}?\s*\.?\s*$")
+
+
 def unit_of(span: str) -> str | None:
     """The known unit an answer ends with (canonical, with its power), or None."""
     s = _SPACES.sub(" ", span.replace("$", " ").replace("\\,", " ").replace("\\ ", " ")).strip()[-200:]
+    rate = _RATE_UNIT.search(re.sub(r"\\(?:text|mbox|mathrm) ?\{ ?", "", s))
+    if rate is not None:
+        return f"{rate.group(1)}/{rate.group(2)[:1] if rate.group(2) != 'min' else 'min'}" + ("^2" if rate.group(3) else "")
     m = _UNIT_AT_END.search(s)
     if not m or not re.search(r"[\d}]\s*(?:\\(?:text|mbox|mathrm)\s*\{)?\s*(?:square|sq|cubic|cu)?\.?\s*[A-Za-z]+\s*\}?\s*(\^\{?[23]\}?)?\s*\.?\s*$", s):
         return None
@@ -126,8 +134,12 @@ def unit_after(text: str, span: str, cue: str | None = None) -> str | None:
 
 def unit_word_at(text: str, at: int) -> str | None:
     """The known unit of the word at `text[at]`, after spaces, `*`, `$`, `}` or `)` on the same line, else None."""
-    after = re.match(r"[ \t*$})]{0,6}([A-Za-z]+)", text[at : at + 40])
-    return unit_of("1 " + after.group(1)) if after else None
+    after = re.match(r"[ \t*$})]{0,6}([A-Za-z]+(?:/[A-Za-z]+(?:\^2|²)?)?)", text[at : at + 40])
+    if after is None:
+        return None
+    # (also an SI unit, "5 J", "253 kPa", so that a gold in kJ never equals it unconverted)
+    si = si_unit_of("1 " + after.group(1)) if text[at : at + 1] in " \t$*}" else None
+    return unit_of("1 " + after.group(1)) or (si if si and (len(si) > 1 or si in "JNWVK") and si not in ("m", "g", "s") else None)
 
 
 # class sign-unit: a degree sign closing a plain angle (`30^\circ`, `30°`) is the unit degree, so that "30 radians" is
