@@ -34,7 +34,7 @@ from kleval.verify.units import compound_in_smaller_unit, larger_unit_value, uni
 from kleval.verify.value_lists import comma_list
 
 # Bump whenever any verdict can change (extraction, normalization, comparison or policy presets).
-VERIFIER_VERSION = "2.21.0"
+VERIFIER_VERSION = "2.22.0"
 
 
 @functools.lru_cache(maxsize=65536)
