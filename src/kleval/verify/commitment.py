@@ -233,7 +233,7 @@ def is_aside(sentence: str, asked: bool = False) -> bool:
 # restated answer line after a correction, "Answer: 15 - 3 = 12 ... Answer: 15").
 def without_cut_repetition(text: str) -> str:
     """`text` without a final fragment that is the cut-off start of a line or sentence the text repeats."""
-    body = text.rstrip()
+    body = text.rstrip().rstrip("\u2705\u2713\u2714 \t\n")  # (a check mark closing the text is no part of the fragment)
     last_line = body.rsplit("\n", 1)[-1].strip()
     pieces = [last_line] + [p for p in re.split(r"(?<=[.!?])\s+", last_line)[1:]][-1:]
     for fragment in pieces:

@@ -38,6 +38,7 @@ _NOT_A_WORD_ANSWER = {"it", "that", "this", "true", "correct", "right", "wrong",
 def final_complement(completion: str) -> str | None:
     """The word a completion's closing sentence predicates ("Sunday", "even", "Devon"), else None."""
     tail = re.sub(r"</?answer>", "\n", completion[-800:]).rstrip()  # ("<answer>It will be a Friday.</answer>")
+    tail = re.sub(r"[ \t]{2,}", " ", tail.replace("\r\n", "\n").replace("\r", "\n"))  # (line endings and spaces as written)
     while (aside := _ASIDE.search(tail)) and aside.start() > 0:
         tail = tail[: aside.start()].rstrip()  # "(It is not odd, since ...)" remarks on the closing sentence
     paragraph = [p for p in tail.split("\n\n") if p.strip()][-1:]
