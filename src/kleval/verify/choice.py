@@ -520,8 +520,7 @@ def _reviewed_or_denied(text: str, m: re.Match, letters: str) -> bool:
         return True  # (a list item, or a line before the last, that opens with the label reviews that option; a last line
         # that opens with one, "(C) 42", answers)
     start = sentence_start(text, m.start())
-    end = re.search(r"[.!?](?:\s|$)|\n", text[m.end() :])
-    sentence = text[start : m.end() + end.end()] if end else text[start:]
+    sentence = text[start : m.end()] + _sentence_after(text, m.end())
     if len(re.findall(rf"\((?-i:[{letters}])\)", sentence)) >= 3:
         return True
     return bool(_DENIED_LABEL.search(text[max(start, m.start() - 24) : m.start()]))

@@ -63,6 +63,11 @@ def main_clause_number(line: str) -> str | None:
 _RESULT = re.compile(r"(?:=|≈|\\approx)\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
 
 
+def _written(number: str, text: str) -> bool:
+    """Whether `text` writes `number` as a number of its own (never inside 150 or 1.5)."""
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", text) is not None
+
+
 def computed_result(line: str, working: str) -> str | None:
     """The one number of `line` that the `working` before it computed, when the line's other numbers are givens."""
     numbers = {m.group(0).rstrip(",").replace(",", "") for m in standalone_numbers(re.sub(r"[$*]", " ", line))}
@@ -73,12 +78,12 @@ def computed_result(line: str, working: str) -> str | None:
     # (the working's last result only, and nothing of the line worked out after it: never the 100 of "4 × 25 = 100. She
     # had 125 dollars, so she has 25 dollars left.\nShe has 25 dollars left after spending 100.")
     hits = numbers & {results[-1].group(1)} if results else set()
-    if hits and any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", plain[results[-1].end() :]) for n in numbers - hits):
+    if hits and any(_written(n, plain[results[-1].end() :]) for n in numbers - hits):
         return None
     # (a given is written before the working computes anything: never "Final Answer: mean 9, standard deviation 4" after
     # "Mean = 72 / 8 = 9 and variance = 16, so the standard deviation is 4", which names two results)
     givens = plain[: plain.find("=")] if "=" in plain else plain
-    if len(hits) != 1 or not all(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", givens) for n in numbers - hits):
+    if len(hits) != 1 or not all(_written(n, givens) for n in numbers - hits):
         return None
     return hits.pop()
 

@@ -38,7 +38,9 @@ _DOUBT = (r"wait|actually|hmm+|re-?check|recount|recalculat|recomput|reconsider|
           r"|hold on|hang on|oh,? I see|I (?:overlooked|neglected|ignored|failed to|should have|didn't|did not) "
           r"|really (?:gets?|is|are|has|have|equals?|comes? to|needs?)\b"
           r"|(?:true|actual|real|correct) (?:\w+ ){0,2}(?:is|are|comes to|equals)\b"
-          r"|(?:(?<=\n)|(?<=^))\s*but\b|it should (?:be|have been)\b")  # ("It should be 6 × 8 = 48."; a doubt only: "it should be C if ...")  # (a paragraph that opens with "But" after the answer: "But the last row has 3 seats")
+          # (a paragraph that opens with "But" after the answer, "But the last row has 3 seats, so ..."; "It should be 6 × 8
+          # = 48.", a doubt only: "it should be C if we consider air resistance" reaches no new answer)
+          r"|(?:(?<=\n)|(?<=^))\s*but\b|it should (?:be|have been)\b")
 WITHDRAWAL = re.compile(rf"\b(?:{_WITHDRAWAL})", re.IGNORECASE)
 RETRACTION = re.compile(rf"\b(?:{_WITHDRAWAL}|{_DOUBT})", re.IGNORECASE)
 DOUBT = re.compile(rf"\b(?:{_DOUBT})", re.IGNORECASE)

@@ -47,15 +47,15 @@ def final_complement(completion: str) -> str | None:
         sentences.pop()  # ("... so the product is even.\nNote that 3 is odd." answers even)
     if not sentences:
         return None
-    concluding = [s for s in sentences[:-1] if CONCLUDING.match(re.sub(r"[*_]{1,3}", "", s).strip())]
-    rest = " ".join(sentences[sentences.index(concluding[-1]) + 1 :]) if concluding else ""
+    concluding = [i for i, s in enumerate(sentences[:-1]) if CONCLUDING.match(re.sub(r"[*_]{1,3}", "", s).strip())]
+    rest = " ".join(sentences[concluding[-1] + 1 :]) if concluding else ""
     if concluding and not CONCLUDING.match(re.sub(r"[*_]{1,3}", "", sentences[-1]).strip()) and not RETRACTION.search(rest) \
             and not re.search(r"\b(?:but|however|so|thus|hence|therefore|shows?|showing|instead|now|later)\b", rest, re.IGNORECASE):
         # (never a revision after it: "Thus f is odd. But f(-x) = f(x), so f is actually even.", "However, checking f(-1)
         # shows f is even.")
         # (a closing sentence about something else after the concluding one, "Thus $f$ is odd. Its derivative ... is
         # even.", "So it will be Friday. The day after that is Saturday.", adds a remark; the conclusion answers)
-        sentences = sentences[: sentences.index(concluding[-1]) + 1]
+        sentences = sentences[: concluding[-1] + 1]
     # (a reason after the statement is no part of it: "So $f$ is odd, because $x^4$ and $x^2$ are even.")
     sentence = _REASON.split(re.sub(r"[*_]{1,3}|\$", "", sentences[-1]).strip(), maxsplit=1)[0].rstrip(" ,.!") + "."
     if NEGATION.search(sentence) or HEDGED.search(sentence) or _OTHER_CHOICE.search(sentence):

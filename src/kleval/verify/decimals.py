@@ -7,6 +7,7 @@ only where one side is a number, so `1,2` stays a list of two answers everywhere
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 from typing import Any
 
@@ -114,17 +115,24 @@ def rounds_to_gold(gold_source: str, pred_source: str) -> bool:
     return Decimal(p.group(0)).quantize(Decimal(1).scaleb(-len(g.group(1))), rounding=ROUND_HALF_UP) == Decimal(g.group(0))
 
 
+def vulgar_fraction(ch: str) -> tuple[str, str] | None:
+    """(numerator, denominator) of a vulgar fraction character by its Unicode data ("½" -> ("1", "2")), else None."""
+    if not unicodedata.decomposition(ch).startswith("<fraction>"):
+        return None
+    numerator, _, denominator = unicodedata.normalize("NFKC", ch).partition("\u2044")
+    return (numerator, denominator) if numerator.isdigit() and denominator.isdigit() else None
+
+
 # class fraction-in-final-line (kind number): a final line's value written as a fraction or a mixed number is one value,
 # never its last digits: "Ben needs $7\frac{1}{2}$ cups", "7 1/2 cups", "7½ cups", "$\frac{15}{2}$ cups" state 7.5
 # (a fraction in a computation, "3/4 × 10 = 7.5", "1/2 of 15", is no value of the line's own and stays as written; "1/3
 # of the pizza" is one)
-_VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5), "⅗": (3, 5),
-           "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8)}
+_VULGAR = "".join(chr(c) for c in (*range(0xBC, 0xBF), *range(0x2150, 0x215F)) if vulgar_fraction(chr(c)))
 _FRACTION_TOKEN = re.compile(
     # (each alternative starts at a digit run's first digit or at a sign of its own, and each run is bounded: linear time)
     r"(?<![\w.,/^=+×*·$\\-])(?:\$ ?|\\\( ?)?(?:(?P<whole>\d{1,9}) ?)?(?:\\[dt]?frac\{(?P<n1>\d{1,9})\}\{(?P<d1>\d{1,9})\}"
     r"|\\[dt]?frac(?P<n2>\d)(?P<d2>\d)|(?P<n3>\d{1,9})/(?P<d3>\d{1,9})"
-    rf"|(?P<v>[{''.join(_VULGAR)}]))(?: ?\$| ?\\\))?(?![\w/^=+×*·(-]|\s{{0,3}}(?:[=+×*·/-]|\\times|\\cdot|of\s{{1,3}}\$?\d))")
+    rf"|(?P<v>[{_VULGAR}]))(?: ?\$| ?\\\))?(?![\w/^=+×*·(-]|\s{{0,3}}(?:[=+×*·/-]|\\times|\\cdot|of\s{{1,3}}\$?\d))")
 
 
 def fractions_as_decimals(line: str, repeating: str | None = " a fraction ") -> str:
@@ -133,7 +141,7 @@ def fractions_as_decimals(line: str, repeating: str | None = " a fraction ") -> 
     it is read), or stays as written when `repeating` is None."""
     def decimal(m: re.Match) -> str:
         if m.group("v"):
-            n, d = _VULGAR[m.group("v")]
+            n, d = (int(part) for part in vulgar_fraction(m.group("v")))
         else:
             n, d = (int(m.group(g)) for g in (("n1", "d1") if m.group("n1") else ("n2", "d2") if m.group("n2") else ("n3", "d3")))
         whole = int(m.group("whole") or 0)
@@ -143,6 +151,5 @@ def fractions_as_decimals(line: str, repeating: str | None = " a fraction ") -> 
         places = _places(value.denominator) if value.denominator != 1 else 0
         if value.denominator != 1 and places == 0:
             return m.group(0) if repeating is None else repeating
-        lead = " " if m.group(0)[:1].isspace() else ""
-        return lead + (str(value.numerator) if value.denominator == 1 else f"{value.numerator / value.denominator:.{places}f}")
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator / value.denominator:.{places}f}"
     return _FRACTION_TOKEN.sub(decimal, line)

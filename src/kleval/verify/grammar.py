@@ -590,13 +590,12 @@ def _box_outside_asides(region: str) -> Statement | None:
     """The last box group, or the one before it when the last sits in an aside after it (class box-in-aside: "\\boxed{12}
     ... If the teacher is also counted, the answer would be \\boxed{13}.", "Note: for a 5 by 5 square the perimeter would
     be \\boxed{20}."); a box in an aside with none before it is read as before."""
-    box = last_box_group(region)
+    box, asked = last_box_group(region), asks_hypothetical(region)
     while box is not None:
         start = sentence_start(region, box.start)
         end = re.search(r"[.!?](?=\s|$)|\n", region[box.end :])
         sentence = region[start : box.end + (end.end() if end else len(region))]
-        if not is_aside(_MATH_BLOCK_TEXT.sub(" M ", sentence), asks_hypothetical(region)):  # (an aside's words, never the "!"
-            # of a 3! inside its math)
+        if not is_aside(_MATH_BLOCK_TEXT.sub(" M ", sentence), asked):  # (an aside's words, never the "!" of a 3! in its math)
             return box
         earlier = last_box_group(region[:start])
         if earlier is None:

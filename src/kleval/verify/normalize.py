@@ -11,7 +11,7 @@ import unicodedata
 
 from kleval.verify import dates
 from kleval.verify.angle_forms import cis_to_trig, dms_to_degrees
-from kleval.verify.decimals import DOT_GROUPED_THOUSANDS
+from kleval.verify.decimals import DOT_GROUPED_THOUSANDS, vulgar_fraction
 from kleval.verify.policy import Policy
 from kleval.verify.textblocks import is_text_wrapped, math_in_text, text_key, unwrap_command
 from kleval.verify.units import answer_unit, compound_quantity, si_unit_of, unit_of, unit_ratio
@@ -290,9 +290,8 @@ _ROOT_SIGN = re.compile(r"\\sqrt(\[\d\])? ?(\{|\(|\\[a-zA-Z]+|\d+(?:\.\d+)?|[a-z
 def _unicode_char(ch: str) -> str:
     if ch in _UNICODE_COMMANDS:
         return _UNICODE_COMMANDS[ch]
-    if unicodedata.decomposition(ch).startswith("<fraction>"):  # ½ -> \frac{1}{2}
-        numerator, _, denominator = unicodedata.normalize("NFKC", ch).partition("\u2044")
-        return f"\\frac{{{numerator}}}{{{denominator}}}" if denominator else ch
+    if (fraction := vulgar_fraction(ch)) is not None:  # ½ -> \frac{1}{2}
+        return f"\\frac{{{fraction[0]}}}{{{fraction[1]}}}"
     name = unicodedata.name(ch, "")
     if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")) and "FINAL" not in name and " WITH " not in name:
         letter = name.rsplit(" ", 1)[1].lower()

@@ -10,6 +10,7 @@ such as `\\\\sin (0.5)`) is dropped; "2 hours (120 minutes)" keeps its words. Li
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from kleval.verify.dates import worded_clock_as_digits
 
@@ -101,8 +102,6 @@ _BRACKET_TURNS = re.compile(r"\b(?:not|no|but|wrong|incorrect|actually|correct(?
 
 
 def _values(text: str) -> list:
-    from fractions import Fraction
-
     out = []
     for m in _SIMPLE_VALUE.finditer(text.replace("$", " ")):
         sign = -1 if m.group(1) else 1

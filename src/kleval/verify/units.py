@@ -139,7 +139,7 @@ def unit_word_at(text: str, at: int) -> str | None:
         return None
     # (also an SI unit, "5 J", "253 kPa", so that a gold in kJ never equals it unconverted)
     si = si_unit_of("1 " + after.group(1)) if text[at : at + 1] in " \t$*}" else None
-    return unit_of("1 " + after.group(1)) or (si if si and (len(si) > 1 or si in "JNWVK") and si not in ("m", "g", "s") else None)
+    return unit_of("1 " + after.group(1)) or (si if si and (len(si) > 1 or si in "JNWVK") else None)
 
 
 # class sign-unit: a degree sign closing a plain angle (`30^\circ`, `30°`) is the unit degree, so that "30 radians" is
